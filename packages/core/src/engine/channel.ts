@@ -1,0 +1,12 @@
+import type { JsonRpcMessage } from '../protocol/jsonrpc';
+
+/**
+ * Where a session writes. A transport gives each request a channel (stdio: the process's
+ * stdout; HTTP: that POST's SSE stream) and each session an outlet for messages tied to no
+ * request (stdio: stdout again; HTTP: the GET stream). Handlers never see a transport.
+ */
+export interface MessageChannel {
+  send(message: JsonRpcMessage): void;
+  /** False once the channel can carry nothing more (the stream closed). */
+  readonly open?: boolean;
+}

@@ -1,0 +1,55 @@
+import { McpError } from '../../protocol/errors';
+import type { Completer } from '../../metadata/options';
+import { toCompleteResult } from '../../registry/entries';
+import type { MethodHandler } from '../engine';
+import { objectParam, requireCapability, stringParam } from '../params';
+
+const EMPTY = { completion: { values: [], total: 0, hasMore: false } };
+
+/** completion/complete for a prompt argument (ref/prompt) or a template variable (ref/resource). */
+export const complete: MethodHandler = async (params, ctx) => {
+  requireCapability(ctx, 'completions');
+  const method = 'completion/complete';
+  const ref = objectParam(params, 'ref', method);
+  const argument = objectParam(params, 'argument', method);
+  if (!ref) throw McpError.invalidParams(`${method}: "ref" must be an object and is missing`);
+  if (!argument) throw McpError.invalidParams(`${method}: "argument" must be an object and is missing`);
+  const argName = stringParam(argument, 'name', `${method} argument`);
+  const value = stringParam(argument, 'value', `${method} argument`);
+  const context = objectParam(params, 'context', method);
+  const resolved = (context && objectParam(context, 'arguments', `${method} context`)) ?? {};
+  const registry = ctx.session.engine.registry;
+
+  let completer: Completer | undefined;
+  if (ref.type === 'ref/prompt') {
+    const name = stringParam(ref, 'name', `${method} ref`);
+    const prompt = registry.prompts.get(name);
+    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+    if (!prompt.definition.arguments?.some((a) => a.name === argName)) {
+      throw McpError.invalidParams(`Prompt "${name}" has no argument "${argName}"`);
+    }
+    completer = prompt.completers.get(argName);
+  } else if (ref.type === 'ref/resource') {
+    const uri = stringParam(ref, 'uri', `${method} ref`);
+    const template = registry.templates.get(uri);
+    if (!template) {
+      if (registry.resources.get(uri)) return EMPTY; // a fixed URI has nothing to complete
+      throw McpError.invalidParams(`Unknown resource template: ${uri}`);
+    }
+    if (!template.template.variableNames.includes(argName)) {
+      throw McpError.invalidParams(`Resource template ${uri} has no variable "${argName}"`);
+    }
+    completer = template.completers.get(argName);
+  } else {
+    throw McpError.invalidParams(`${method}: "ref.type" must be "ref/prompt" or "ref/resource", got ${JSON.stringify(ref.type)}`);
+  }
+  if (!completer) return EMPTY;
+  const values = await completer(value, { arguments: stringsOnly(resolved) });
+  return toCompleteResult(values) as unknown as Record<string, unknown>;
+};
+
+function stringsOnly(values: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') out[k] = v;
+  return out;
+}

@@ -1,0 +1,34 @@
+import { McpError } from '../../protocol/errors';
+import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion } from '../../protocol/versions';
+import type { ClientCapabilities, Implementation, InitializeResult } from '../../protocol/types';
+import type { MethodHandler } from '../engine';
+import { objectParam, stringParam } from '../params';
+
+/** initialize: negotiates the version (the client's if we speak it, else our latest) and capabilities. */
+export const initialize: MethodHandler = (params, ctx) => {
+  const session = ctx.session;
+  if (session.state !== 'new') throw McpError.invalidRequest('initialize: the session is already initialized');
+  const requested = stringParam(params, 'protocolVersion', 'initialize');
+  const capabilities = objectParam(params, 'capabilities', 'initialize');
+  if (!capabilities) throw McpError.invalidParams('initialize: "capabilities" must be an object and is missing');
+  const clientInfo = objectParam(params, 'clientInfo', 'initialize');
+  if (!clientInfo || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
+    throw McpError.invalidParams('initialize: "clientInfo" must be an object with string "name" and "version"');
+  }
+  const engine = session.engine;
+  session.protocolVersion = isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  session.clientCapabilities = capabilities as ClientCapabilities;
+  session.clientInfo = clientInfo as unknown as Implementation;
+  session.serverCapabilities = engine.capabilities();
+  session.state = 'initializing';
+  session.logger.info({ client: clientInfo.name, clientVersion: clientInfo.version, protocolVersion: session.protocolVersion }, 'session initialized');
+  const result: InitializeResult = {
+    protocolVersion: session.protocolVersion,
+    capabilities: session.serverCapabilities,
+    serverInfo: engine.serverInfo,
+  };
+  if (engine.instructions !== undefined) result.instructions = engine.instructions;
+  return result as unknown as Record<string, unknown>;
+};
+
+export const ping: MethodHandler = () => ({});

@@ -1,0 +1,15 @@
+import { McpError } from '../../protocol/errors';
+import type { MethodHandler } from '../engine';
+import { LOGGING_LEVELS, isLoggingLevel } from '../log-levels';
+import { requireCapability } from '../params';
+
+/** logging/setLevel: the session's threshold for notifications/message from then on. */
+export const setLevel: MethodHandler = (params, ctx) => {
+  requireCapability(ctx, 'logging');
+  const level = params.level;
+  if (!isLoggingLevel(level)) {
+    throw McpError.invalidParams(`logging/setLevel: "level" must be one of ${LOGGING_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
+  }
+  ctx.session.logLevel = level;
+  return {};
+};

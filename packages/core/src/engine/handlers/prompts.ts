@@ -1,0 +1,27 @@
+import { McpError } from '../../protocol/errors';
+import { toGetPromptResult } from '../../content/normalize';
+import { formatIssues } from '../../schema/class-validation';
+import type { MethodHandler } from '../engine';
+import { objectParam, optionalString, requireCapability, stringParam } from '../params';
+
+export const listPrompts: MethodHandler = (params, ctx) => {
+  requireCapability(ctx, 'prompts');
+  const engine = ctx.session.engine;
+  const page = engine.registry.prompts.page(optionalString(params, 'cursor', 'prompts/list'), engine.options.pageSize);
+  const result: Record<string, unknown> = { prompts: page.items.map((e) => e.definition) };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return result;
+};
+
+/** prompts/get: unknown prompt or bad arguments are protocol errors (-32602), as the spec lists. */
+export const getPrompt: MethodHandler = async (params, ctx) => {
+  requireCapability(ctx, 'prompts');
+  const name = stringParam(params, 'name', 'prompts/get');
+  const entry = ctx.session.engine.registry.prompts.get(name);
+  if (!entry) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+  const args = objectParam(params, 'arguments', 'prompts/get') ?? {};
+  const checked = await entry.validateArguments(args);
+  if (!checked.ok) throw McpError.invalidParams(`prompts/get "${name}": ${formatIssues(checked.issues)}`, { issues: checked.issues });
+  const value = await entry.handler(checked.value, ctx);
+  return toGetPromptResult(value, entry.definition.description) as unknown as Record<string, unknown>;
+};

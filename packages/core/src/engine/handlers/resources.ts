@@ -1,0 +1,54 @@
+import { McpError } from '../../protocol/errors';
+import { toReadResourceResult } from '../../content/normalize';
+import type { MethodHandler } from '../engine';
+import { optionalString, requireCapability, stringParam } from '../params';
+
+export const listResources: MethodHandler = (params, ctx) => {
+  requireCapability(ctx, 'resources');
+  const engine = ctx.session.engine;
+  const page = engine.registry.resources.page(optionalString(params, 'cursor', 'resources/list'), engine.options.pageSize);
+  const result: Record<string, unknown> = { resources: page.items.map((e) => e.definition) };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return result;
+};
+
+export const listResourceTemplates: MethodHandler = (params, ctx) => {
+  requireCapability(ctx, 'resources');
+  const engine = ctx.session.engine;
+  const page = engine.registry.templates.page(optionalString(params, 'cursor', 'resources/templates/list'), engine.options.pageSize);
+  const result: Record<string, unknown> = { resourceTemplates: page.items.map((e) => e.definition) };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return result;
+};
+
+/** resources/read: an exact resource first, then the first template that matches the URI. */
+export const readResource: MethodHandler = async (params, ctx) => {
+  requireCapability(ctx, 'resources');
+  const uri = stringParam(params, 'uri', 'resources/read');
+  const registry = ctx.session.engine.registry;
+  const resource = registry.resources.get(uri);
+  if (resource) {
+    const value = await resource.handler(ctx);
+    return toReadResourceResult(value, uri, resource.definition.mimeType) as unknown as Record<string, unknown>;
+  }
+  const match = registry.matchTemplate(uri);
+  if (!match) throw McpError.resourceNotFound(uri);
+  const value = await match.entry.handler(match.variables, ctx);
+  if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
+  return toReadResourceResult(value, uri, match.entry.definition.mimeType) as unknown as Record<string, unknown>;
+};
+
+export const subscribe: MethodHandler = (params, ctx) => {
+  requireCapability(ctx, 'resources');
+  const uri = stringParam(params, 'uri', 'resources/subscribe');
+  if (!ctx.session.engine.registry.knowsUri(uri)) throw McpError.resourceNotFound(uri);
+  ctx.session.subscriptions.add(uri);
+  return {};
+};
+
+export const unsubscribe: MethodHandler = (params, ctx) => {
+  requireCapability(ctx, 'resources');
+  const uri = stringParam(params, 'uri', 'resources/unsubscribe');
+  ctx.session.subscriptions.delete(uri);
+  return {};
+};

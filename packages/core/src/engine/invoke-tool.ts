@@ -1,0 +1,65 @@
+import { instanceToPlain } from 'class-transformer';
+import { ErrorCode, McpError } from '../protocol/errors';
+import type { CallToolResult } from '../protocol/types';
+import type { ToolEntry } from '../registry/entries';
+import { formatIssues } from '../schema/class-validation';
+import { text } from '../content/helpers';
+import { toCallToolResult } from '../content/normalize';
+import type { RequestContext } from './context';
+
+/**
+ * Where a tool is invoked: validate the arguments (a failure is a tool execution error the model
+ * can act on, SEP-1303), call the user's method, and shape what it returns into a CallToolResult.
+ */
+export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
+  const checked = await entry.validateInput(args);
+  if (!checked.ok) return { content: [text(formatIssues(checked.issues))], isError: true };
+
+  let value: unknown;
+  try {
+    value = await entry.handler(checked.value, ctx);
+  } catch (err) {
+    if (err instanceof McpError) throw err; // the author asked for a protocol error
+    if (ctx.signal.aborted) throw err; // the response is dropped anyway
+    // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log.
+    ctx.session.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
+    const message = err instanceof Error ? err.message : String(err);
+    return { content: [text(message || 'The tool failed')], isError: true };
+  }
+  return entry.validateOutput ? structuredResult(entry, value, ctx) : toCallToolResult(value);
+}
+
+/** A tool with an output schema returns structuredContent, checked against it, plus a text copy. */
+async function structuredResult(entry: ToolEntry, value: unknown, ctx: RequestContext): Promise<CallToolResult> {
+  let result: CallToolResult;
+  let structured: unknown;
+  if (isFullResult(value)) {
+    if (value.isError) return value; // errors carry no structured content to check
+    result = value;
+    structured = value.structuredContent;
+  } else {
+    structured = isPlainJson(value) ? value : instanceToPlain(value);
+    result = { content: [], structuredContent: structured as Record<string, unknown> };
+  }
+  const checked = await entry.validateOutput!(structured);
+  if (!checked.ok || structured === null || typeof structured !== 'object' || Array.isArray(structured)) {
+    const issues = checked.ok ? [{ path: '', message: 'structured content must be an object' }] : checked.issues;
+    ctx.session.logger.error(
+      { tool: entry.definition.name, source: entry.source, issues, requestId: ctx.requestId },
+      `tool "${entry.definition.name}" returned a result that breaks its output schema`,
+    );
+    throw new McpError(ErrorCode.InternalError, `Tool "${entry.definition.name}" produced output that does not match its output schema`);
+  }
+  if (result.content.length === 0) result.content = [text(JSON.stringify(structured))];
+  return result;
+}
+
+function isFullResult(value: unknown): value is CallToolResult {
+  return typeof value === 'object' && value !== null && Array.isArray((value as CallToolResult).content);
+}
+
+function isPlainJson(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { LoggingLevel } from '../protocol/types';
+import type { MessageChannel } from './channel';
+import { PINO_METHOD, passes } from './log-levels';
+
+/** What decides whether a line reaches the client: the session's level, set by logging/setLevel. */
+export interface LogTarget {
+  readonly logLevel: LoggingLevel;
+  readonly initialized: boolean;
+}
+
+/**
+ * One logger for handlers: every line goes to pino (the operator's log) and, when the session's
+ * level lets it through, to the client as notifications/message on the channel given.
+ */
+export class McpLogger {
+  constructor(
+    private readonly pino: Logger,
+    private readonly target: LogTarget,
+    private readonly channel: MessageChannel,
+    private readonly name?: string,
+  ) {}
+
+  /** A logger whose client-side lines carry this `logger` name. */
+  child(name: string): McpLogger {
+    return new McpLogger(this.pino.child({ logger: name }), this.target, this.channel, name);
+  }
+
+  log(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
+    writeToPino(this.pino, level, message, data);
+    this.forward(level, message, data);
+  }
+
+  /** Sends the line to the client only (when the session's level lets it through). */
+  forward(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
+    if (!this.target.initialized || !passes(level, this.target.logLevel) || this.channel.open === false) return;
+    const params: Record<string, unknown> = { level, data: data === undefined ? message : { message, ...data } };
+    if (this.name !== undefined) params.logger = this.name;
+    this.channel.send({ jsonrpc: '2.0', method: 'notifications/message', params });
+  }
+
+  debug(message: string, data?: Record<string, unknown>): void {
+    this.log('debug', message, data);
+  }
+  info(message: string, data?: Record<string, unknown>): void {
+    this.log('info', message, data);
+  }
+  notice(message: string, data?: Record<string, unknown>): void {
+    this.log('notice', message, data);
+  }
+  warning(message: string, data?: Record<string, unknown>): void {
+    this.log('warning', message, data);
+  }
+  error(message: string, data?: Record<string, unknown>): void {
+    this.log('error', message, data);
+  }
+  critical(message: string, data?: Record<string, unknown>): void {
+    this.log('critical', message, data);
+  }
+  alert(message: string, data?: Record<string, unknown>): void {
+    this.log('alert', message, data);
+  }
+  emergency(message: string, data?: Record<string, unknown>): void {
+    this.log('emergency', message, data);
+  }
+}
+
+export function writeToPino(logger: Logger, level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
+  if (data === undefined) logger[PINO_METHOD[level]](message);
+  else logger[PINO_METHOD[level]](data, message);
+}

@@ -1,0 +1,172 @@
+import type { Logger } from 'pino';
+import { ErrorCode, McpError } from '../protocol/errors';
+import {
+  errorResponse,
+  resultResponse,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type ParsedMessage,
+  type RequestId,
+} from '../protocol/jsonrpc';
+import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
+import type { MessageChannel } from './channel';
+import { RequestContext } from './context';
+import type { McpEngine } from './engine';
+import { McpLogger } from './mcp-logger';
+
+export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
+
+/**
+ * One client connection's protocol state: lifecycle, negotiated version, the client's
+ * capabilities, its log level, its subscriptions and its requests in flight. Transports feed
+ * it messages; it answers through the channel each message came with.
+ */
+export class Session {
+  state: SessionState = 'new';
+  protocolVersion = '';
+  clientInfo?: Implementation;
+  clientCapabilities: ClientCapabilities = {};
+  /** Fixed at initialize: what this session was told the server can do. */
+  serverCapabilities: ServerCapabilities = {};
+  logLevel: LoggingLevel;
+  readonly subscriptions = new Set<string>();
+  readonly logger: Logger;
+  private readonly inFlight = new Map<RequestId, AbortController>();
+  private clientLogger?: McpLogger;
+
+  constructor(
+    readonly engine: McpEngine,
+    readonly id: string,
+    /** Where messages tied to no request go (list_changed, resources/updated, session-wide logs). */
+    readonly outlet: MessageChannel,
+  ) {
+    this.logLevel = engine.options.clientLogLevel;
+    this.logger = engine.logger.child({ session: shortId(id) });
+  }
+
+  get initialized(): boolean {
+    return this.state === 'initializing' || this.state === 'ready';
+  }
+
+  /** Session-wide logger: lines tied to no request, sent on the outlet at the session's level. */
+  get log(): McpLogger {
+    return (this.clientLogger ??= new McpLogger(this.logger, this, this.outlet));
+  }
+
+  /** Handles one parsed message; a request's response (if any) is written to `channel`. */
+  async receive(parsed: ParsedMessage, channel: MessageChannel): Promise<void> {
+    switch (parsed.kind) {
+      case 'request': {
+        const response = await this.handleRequest(parsed.message, channel);
+        if (response) channel.send(response);
+        return;
+      }
+      case 'notification':
+        this.handleNotification(parsed.message);
+        return;
+      case 'response':
+        this.handleResponse(parsed.message);
+        return;
+      case 'invalid':
+        channel.send(parsed.error);
+        return;
+    }
+  }
+
+  /**
+   * Runs one request to its response. Resolves to null when the request was cancelled: the
+   * spec says a cancelled request gets no response.
+   */
+  async handleRequest(request: JsonRpcRequest, channel: MessageChannel): Promise<JsonRpcResponse | null> {
+    const { id, method } = request;
+    const params = request.params ?? {};
+    if (this.state === 'closed') return errorResponse(id, ErrorCode.InvalidRequest, 'Session is closed');
+    const handler = this.engine.methods.get(method);
+    if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (method !== 'initialize' && method !== 'ping' && !this.initialized) {
+      return errorResponse(id, ErrorCode.InvalidRequest, `Session not initialized: send "initialize" before "${method}"`);
+    }
+    if (this.inFlight.has(id)) {
+      return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`);
+    }
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const ctx = new RequestContext(this, id, method, meta && typeof meta === 'object' ? meta : undefined, controller.signal, channel);
+    try {
+      const result = await handler(params, ctx);
+      if (controller.signal.aborted) return null;
+      return resultResponse(id, result);
+    } catch (err) {
+      if (controller.signal.aborted) return null;
+      return this.errorFor(id, method, err);
+    } finally {
+      ctx.done = true;
+      this.inFlight.delete(id);
+    }
+  }
+
+  handleNotification(notification: JsonRpcNotification): void {
+    const params = notification.params ?? {};
+    switch (notification.method) {
+      case 'notifications/initialized':
+        if (this.state === 'initializing') this.state = 'ready';
+        return;
+      case 'notifications/cancelled': {
+        const requestId = params.requestId;
+        if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+        const controller = this.inFlight.get(requestId);
+        if (!controller) return; // already finished, or never ours: ignore, as the spec says
+        this.logger.debug({ requestId, reason: params.reason }, 'request cancelled by client');
+        controller.abort(new CancelledError(typeof params.reason === 'string' ? params.reason : undefined));
+        return;
+      }
+      default:
+        this.engine.notificationHandlers.get(notification.method)?.(params, this);
+    }
+  }
+
+  handleResponse(response: JsonRpcResponse): void {
+    this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
+  }
+
+  /** Sends a notification tied to no request. */
+  notify(method: string, params?: Record<string, unknown>): void {
+    if (this.outlet.open === false) return;
+    this.outlet.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /** Ends the session: aborts its requests in flight. */
+  close(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    for (const controller of this.inFlight.values()) controller.abort(new CancelledError('session closed'));
+    this.inFlight.clear();
+    this.engine.forget(this);
+  }
+
+  get requestsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  private errorFor(id: RequestId, method: string, err: unknown): JsonRpcResponse {
+    if (err instanceof McpError) return errorResponse(id, err.code, err.message, err.data);
+    // Anything else is our fault or the handler's: the details go to the log, never to the client.
+    this.logger.error({ err, requestId: id, method }, 'request failed');
+    return errorResponse(id, ErrorCode.InternalError, `Internal error while handling ${method}`);
+  }
+}
+
+/** The reason a handler's signal carries when the client cancels its request. */
+export class CancelledError extends Error {
+  constructor(reason?: string) {
+    super(reason ? `Request cancelled: ${reason}` : 'Request cancelled');
+    this.name = 'CancelledError';
+  }
+}
+
+/** Session ids are secrets on HTTP: logs carry only a prefix. */
+export function shortId(id: string): string {
+  return id.length > 8 ? `${id.slice(0, 8)}…` : id;
+}

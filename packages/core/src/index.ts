@@ -1,0 +1,31 @@
+import 'reflect-metadata';
+
+// Protocol
+export * from './protocol/types';
+// The decorators take the short names; the listed shapes are also exported as *Definition.
+export type { Tool as ToolDefinition, Resource as ResourceDefinition, ResourceTemplate as ResourceTemplateDefinition, Prompt as PromptDefinition } from './protocol/types';
+export * from './protocol/errors';
+export * from './protocol/jsonrpc';
+export * from './protocol/versions';
+
+// Authoring: decorators, schema rules, content helpers
+export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, getServerOptions } from './metadata/decorators';
+export type * from './metadata/options';
+export { Field, getFieldOptions, classToJsonSchema, validateInput, formatIssues, compileJsonSchema } from './schema';
+export type { FieldOptions, JsonSchema, ValidationIssue } from './schema';
+export * from './content/helpers';
+export { toCallToolResult, toReadResourceResult, toGetPromptResult, isContentBlock } from './content/normalize';
+export { UriTemplate, UriTemplateError } from './uri-template';
+
+// Building and running
+export { McpServer, createEngine, type Servable } from './server';
+export { scanObject, buildRegistry, serverInfoOf } from './scanner/scanner';
+export { Registry } from './registry/registry';
+export { EntryList, type ListKind, type Page } from './registry/entry-list';
+export * from './registry/entries';
+export { McpEngine, type EngineOptions, type MethodHandler, type NotificationHandler } from './engine/engine';
+export { Session, CancelledError, shortId, type SessionState } from './engine/session';
+export { RequestContext, RequestContext as ToolContext } from './engine/context';
+export type { MessageChannel } from './engine/channel';
+export { McpLogger } from './engine/mcp-logger';
+export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';

@@ -1,0 +1,3 @@
+/** Metadata keys. Each class keeps its own list; the scanner walks the prototype chain. */
+export const SERVER_KEY = Symbol.for('mcpx:server');
+export const ENTRIES_KEY = Symbol.for('mcpx:entries');

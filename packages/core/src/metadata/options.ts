@@ -1,0 +1,90 @@
+import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations } from '../protocol/types';
+import type { JsonSchema } from '../schema/json-schema';
+
+/** What `@Server` accepts: the server's identity and its instructions to the model. */
+export interface ServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  websiteUrl?: string;
+  instructions?: string;
+}
+
+/** Completes one argument: returns candidate values for what the user has typed so far. */
+export type Completer = (value: string, context: CompletionContext) => CompletionValues | Promise<CompletionValues>;
+export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
+export interface CompletionContext {
+  /** Values the client already resolved for the other arguments. */
+  arguments: Record<string, string>;
+}
+
+export interface ToolOptions {
+  /** Defaults to the method name. Must follow the spec's guidance: 1–128 of A–Z a–z 0–9 _ - . */
+  name?: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  annotations?: ToolAnnotations;
+  _meta?: Meta;
+  /** The input class, when the parameter's design type cannot say it (plain JavaScript). */
+  input?: new () => object;
+  /** A raw JSON Schema for the input, used as authored and validated with a JSON Schema validator. */
+  inputSchema?: JsonSchema;
+  /** The output class: the tool then lists `outputSchema` and returns `structuredContent`. */
+  output?: new () => object;
+  /** A raw JSON Schema for the output, as an alternative to `output`. */
+  outputSchema?: JsonSchema;
+  taskSupport?: TaskSupport;
+}
+
+export interface ResourceOptions {
+  uri: string;
+  /** Defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+export interface ResourceTemplateOptions {
+  uriTemplate: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  icons?: Icon[];
+  annotations?: Annotations;
+  _meta?: Meta;
+  /** Completers for template variables, keyed by variable name. Called with `this` bound to the server. */
+  complete?: Record<string, Completer>;
+}
+
+export interface PromptArgumentOptions {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface PromptOptions {
+  name?: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  _meta?: Meta;
+  /** Arguments, when they are not taken from the parameter's class. */
+  arguments?: PromptArgumentOptions[];
+  /** The argument class, when the parameter's design type cannot say it. */
+  input?: new () => object;
+  /** Completers for arguments, keyed by argument name. Called with `this` bound to the server. */
+  complete?: Record<string, Completer>;
+}
+
+/** Names the prompt argument or template variable a `@Complete` method completes. */
+export type CompleteOptions = { prompt: string; argument: string } | { template: string; argument: string };

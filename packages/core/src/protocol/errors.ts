@@ -1,0 +1,44 @@
+/** JSON-RPC 2.0 error codes, plus the MCP-specific ones from the 2025-11-25 schema. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** resources/read for a URI the server does not know. */
+  ResourceNotFound: -32002,
+  /** A tool needs the user to visit a URL first (URL-mode elicitation). */
+  UrlElicitationRequired: -32042,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * An error that becomes a JSON-RPC error response. Throw it from a handler to answer with a
+ * protocol error; any other thrown error inside a tool becomes a tool execution error instead.
+ */
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'McpError';
+  }
+
+  static invalidParams(message: string, data?: unknown): McpError {
+    return new McpError(ErrorCode.InvalidParams, message, data);
+  }
+
+  static methodNotFound(method: string): McpError {
+    return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+
+  static resourceNotFound(uri: string): McpError {
+    return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  }
+
+  static invalidRequest(message: string): McpError {
+    return new McpError(ErrorCode.InvalidRequest, message);
+  }
+}

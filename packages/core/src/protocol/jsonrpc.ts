@@ -1,0 +1,117 @@
+import { ErrorCode } from './errors';
+
+/** JSON-RPC 2.0 framing. One message per frame: 2025-11-25 has no batches. */
+
+export type RequestId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+export interface JsonRpcResultResponse {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: Record<string, unknown>;
+}
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: JsonRpcErrorObject;
+}
+export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+export type ParsedMessage =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcResponse }
+  | { kind: 'invalid'; error: JsonRpcErrorResponse };
+
+export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
+  const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
+  return { jsonrpc: '2.0', id, error };
+}
+
+export function resultResponse(id: RequestId, result: Record<string, unknown>): JsonRpcResultResponse {
+  return { jsonrpc: '2.0', id, result };
+}
+
+function isValidId(id: unknown): id is RequestId {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+}
+
+/** An id worth echoing in an error reply, or null when the frame did not carry a usable one. */
+function salvageId(value: Record<string, unknown>): RequestId | null {
+  return isValidId(value.id) ? value.id : null;
+}
+
+/** Parses one frame of text. Never throws: a bad frame yields the error reply to send back. */
+export function parseMessage(text: string): ParsedMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return invalid(null, ErrorCode.ParseError, `Parse error: ${reason}`);
+  }
+  return classifyMessage(value);
+}
+
+/** Checks the JSON-RPC envelope of an already-decoded value (HTTP bodies arrive decoded). */
+export function classifyMessage(value: unknown): ParsedMessage {
+  if (Array.isArray(value)) {
+    return invalid(null, ErrorCode.InvalidRequest, 'Invalid Request: batch arrays are not supported by this protocol version; send one message at a time');
+  }
+  if (value === null || typeof value !== 'object') {
+    return invalid(null, ErrorCode.InvalidRequest, 'Invalid Request: a message must be a JSON object');
+  }
+  const msg = value as Record<string, unknown>;
+  if (msg.jsonrpc !== '2.0') {
+    return invalid(salvageId(msg), ErrorCode.InvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`);
+  }
+  const hasId = 'id' in msg;
+  if (hasId && !isValidId(msg.id)) {
+    return invalid(null, ErrorCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number');
+  }
+  if ('method' in msg) {
+    if (typeof msg.method !== 'string' || msg.method.length === 0) {
+      return invalid(salvageId(msg), ErrorCode.InvalidRequest, 'Invalid Request: "method" must be a non-empty string');
+    }
+    if ('params' in msg && (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))) {
+      if (!hasId) return invalid(null, ErrorCode.InvalidRequest, 'Invalid Request: "params" must be an object');
+      return invalid(msg.id as RequestId, ErrorCode.InvalidParams, 'Invalid params: "params" must be an object');
+    }
+    return hasId
+      ? { kind: 'request', message: msg as unknown as JsonRpcRequest }
+      : { kind: 'notification', message: msg as unknown as JsonRpcNotification };
+  }
+  if (hasId && ('result' in msg || 'error' in msg)) {
+    if ('result' in msg && (msg.result === null || typeof msg.result !== 'object')) {
+      return invalid(null, ErrorCode.InvalidRequest, 'Invalid Request: "result" must be an object');
+    }
+    if ('error' in msg) {
+      const error = msg.error as Record<string, unknown> | null;
+      if (!error || typeof error !== 'object' || typeof error.code !== 'number' || typeof error.message !== 'string') {
+        return invalid(null, ErrorCode.InvalidRequest, 'Invalid Request: "error" must have a numeric "code" and a string "message"');
+      }
+    }
+    return { kind: 'response', message: msg as unknown as JsonRpcResponse };
+  }
+  return invalid(salvageId(msg), ErrorCode.InvalidRequest, 'Invalid Request: a message needs a "method" (request or notification) or a "result"/"error" (response)');
+}
+
+function invalid(id: RequestId | null, code: number, message: string): ParsedMessage {
+  return { kind: 'invalid', error: errorResponse(id, code, message) };
+}

@@ -1,0 +1,74 @@
+import { EntryList, type ListKind } from './entry-list';
+import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './entries';
+import {
+  buildPromptEntry,
+  buildResourceEntry,
+  buildTemplateEntry,
+  buildToolEntry,
+  type PromptSpec,
+  type ResourceSpec,
+  type TemplateSpec,
+  type ToolSpec,
+} from './entries';
+
+export type RegistryListener = (kind: ListKind) => void;
+
+/**
+ * Everything a server offers. Built by the scanner at startup and changeable at runtime:
+ * each change is reported to listeners (the engine turns them into list_changed notifications).
+ */
+export class Registry {
+  private readonly listeners = new Set<RegistryListener>();
+  private readonly notify = (kind: ListKind) => {
+    for (const listener of this.listeners) listener(kind);
+  };
+
+  readonly tools = new EntryList<ToolEntry>('tools', this.notify);
+  readonly resources = new EntryList<ResourceEntry>('resources', this.notify);
+  readonly templates = new EntryList<TemplateEntry>('resourceTemplates', this.notify);
+  readonly prompts = new EntryList<PromptEntry>('prompts', this.notify);
+
+  onChange(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Adds a tool at runtime; `replace` swaps a tool of the same name. */
+  addTool(spec: ToolSpec, options?: { replace?: boolean }): ToolEntry {
+    const entry = buildToolEntry(spec);
+    this.tools.add(spec.name, entry, options);
+    return entry;
+  }
+
+  addResource(spec: ResourceSpec, options?: { replace?: boolean }): ResourceEntry {
+    const entry = buildResourceEntry(spec);
+    this.resources.add(spec.uri, entry, options);
+    return entry;
+  }
+
+  addResourceTemplate(spec: TemplateSpec, options?: { replace?: boolean }): TemplateEntry {
+    const entry = buildTemplateEntry(spec);
+    this.templates.add(spec.uriTemplate, entry, options);
+    return entry;
+  }
+
+  addPrompt(spec: PromptSpec, options?: { replace?: boolean }): PromptEntry {
+    const entry = buildPromptEntry(spec);
+    this.prompts.add(spec.name, entry, options);
+    return entry;
+  }
+
+  /** The template that matches a concrete URI, with its variables, first declared first. */
+  matchTemplate(uri: string): { entry: TemplateEntry; variables: Record<string, string | string[]> } | undefined {
+    for (const entry of this.templates.values()) {
+      const variables = entry.template.match(uri);
+      if (variables) return { entry, variables };
+    }
+    return undefined;
+  }
+
+  /** Whether a URI names something readable: a resource or a template match. */
+  knowsUri(uri: string): boolean {
+    return this.resources.get(uri) !== undefined || this.matchTemplate(uri) !== undefined;
+  }
+}

@@ -1,0 +1,203 @@
+import 'reflect-metadata';
+import { getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
+import type { Completer, ServerOptions } from '../metadata/options';
+import {
+  DefinitionError,
+  buildPromptEntry,
+  buildResourceEntry,
+  buildTemplateEntry,
+  buildToolEntry,
+  type InputClass,
+  type PromptEntry,
+  type ResourceEntry,
+  type TemplateEntry,
+  type ToolEntry,
+} from '../registry/entries';
+import { Registry } from '../registry/registry';
+
+/** What one decorated object yields: its entries, ready for a registry. */
+export interface ScannedEntries {
+  tools: ToolEntry[];
+  resources: ResourceEntry[];
+  templates: TemplateEntry[];
+  prompts: PromptEntry[];
+}
+
+/** Design types that say nothing about an input's shape. */
+const OPAQUE_TYPES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
+
+/**
+ * Reads the decorators of an object's class and all its parents (base first, so a subclass can
+ * override an entry by redeclaring its method or its name) and builds the registry entries.
+ * Throws DefinitionError naming the class and method for anything that cannot be served.
+ */
+export function scanObject(instance: object): ScannedEntries {
+  const chain: object[] = [];
+  for (let p = Object.getPrototypeOf(instance); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) chain.unshift(p);
+
+  // kind:name → declaration; kind:method → kind:name, so an overriding method replaces its parent's entry.
+  const byName = new Map<string, { decl: DeclaredEntry; owner: object }>();
+  const byMethod = new Map<string, string>();
+  for (const proto of chain) {
+    const seenHere = new Map<string, string>();
+    for (const decl of getOwnDeclaredEntries(proto)) {
+      const key = `${decl.kind}:${declaredKey(decl)}`;
+      const where = `${className(proto)}.${decl.method}`;
+      const clash = seenHere.get(key);
+      if (clash) throw new DefinitionError(`${where}: duplicate ${describeKey(decl)}, also declared by ${className(proto)}.${clash}`);
+      seenHere.set(key, decl.method);
+      const methodKey = `${decl.kind}:${decl.method}`;
+      const previous = byMethod.get(methodKey);
+      if (previous) byName.delete(previous);
+      byMethod.set(methodKey, key);
+      byName.set(key, { decl, owner: proto });
+    }
+  }
+
+  const completers = new Map<string, Map<string, Completer>>();
+  for (const { decl, owner } of byName.values()) {
+    if (decl.kind !== 'complete') continue;
+    const target = 'prompt' in decl.options ? `prompt:${decl.options.prompt}` : `template:${decl.options.template}`;
+    if (!byName.has(target)) {
+      throw new DefinitionError(`${className(owner)}.${decl.method}: @Complete names ${target.replace(':', ' ')}, which this server does not declare`);
+    }
+    const map = completers.get(target) ?? new Map<string, Completer>();
+    map.set(decl.options.argument, bindMethod(instance, decl.method, owner) as Completer);
+    completers.set(target, map);
+  }
+
+  const out: ScannedEntries = { tools: [], resources: [], templates: [], prompts: [] };
+  for (const [key, { decl, owner }] of byName) {
+    const source = `${className(owner)}.${decl.method}`;
+    const handler = bindMethod(instance, decl.method, owner);
+    switch (decl.kind) {
+      case 'tool': {
+        const o = decl.options;
+        const input = o.input ?? (o.inputSchema ? undefined : inputClassOf(owner, decl.method, source, 'tool'));
+        out.tools.push(buildToolEntry({ ...o, name: o.name ?? decl.method, input, handler, source }));
+        break;
+      }
+      case 'resource':
+        out.resources.push(buildResourceEntry({ ...decl.options, name: decl.options.name ?? decl.method, handler, source }));
+        break;
+      case 'template': {
+        const complete = { ...decl.options.complete, ...Object.fromEntries(completers.get(key) ?? []) };
+        out.templates.push(buildTemplateEntry({ ...decl.options, name: decl.options.name ?? decl.method, complete, handler, source }));
+        break;
+      }
+      case 'prompt': {
+        const o = decl.options;
+        const input = o.input ?? (o.arguments ? undefined : inputClassOf(owner, decl.method, source, 'prompt'));
+        const complete = { ...o.complete, ...Object.fromEntries(completers.get(key) ?? []) };
+        out.prompts.push(buildPromptEntry({ ...o, name: o.name ?? decl.method, input, complete, handler, source }));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Builds one registry from several decorated objects; names must be unique across all of them. */
+export function buildRegistry(instances: readonly object[]): Registry {
+  const registry = new Registry();
+  const origin = new Map<string, string>();
+  const claim = (key: string, source: string, what: string) => {
+    const other = origin.get(key);
+    if (other) throw new DefinitionError(`${source}: duplicate ${what}, also declared by ${other}`);
+    origin.set(key, source);
+  };
+  for (const instance of instances) {
+    const scanned = scanObject(instance);
+    for (const e of scanned.tools) {
+      claim(`tool:${e.definition.name}`, e.source, `tool name "${e.definition.name}"`);
+      registry.tools.add(e.definition.name, e);
+    }
+    for (const e of scanned.resources) {
+      claim(`resource:${e.definition.uri}`, e.source, `resource URI "${e.definition.uri}"`);
+      registry.resources.add(e.definition.uri, e);
+    }
+    for (const e of scanned.templates) {
+      claim(`template:${e.definition.uriTemplate}`, e.source, `URI template "${e.definition.uriTemplate}"`);
+      registry.templates.add(e.definition.uriTemplate, e);
+    }
+    for (const e of scanned.prompts) {
+      claim(`prompt:${e.definition.name}`, e.source, `prompt name "${e.definition.name}"`);
+      registry.prompts.add(e.definition.name, e);
+    }
+  }
+  return registry;
+}
+
+/** The server identity: the first object whose class carries @Server, else a name from its class. */
+export function serverInfoOf(instances: readonly object[]): ServerOptions {
+  for (const instance of instances) {
+    const options = getServerOptions(instance.constructor);
+    if (options) return options;
+  }
+  const first = instances[0];
+  return { name: first ? first.constructor.name : 'mcpx-server', version: '0.0.0' };
+}
+
+function declaredKey(decl: DeclaredEntry): string {
+  switch (decl.kind) {
+    case 'tool':
+    case 'prompt':
+      return decl.options.name ?? decl.method;
+    case 'resource':
+      return decl.options.uri;
+    case 'template':
+      return decl.options.uriTemplate;
+    case 'complete':
+      return 'prompt' in decl.options
+        ? `prompt:${decl.options.prompt}#${decl.options.argument}`
+        : `template:${decl.options.template}#${decl.options.argument}`;
+  }
+}
+
+function describeKey(decl: DeclaredEntry): string {
+  const key = declaredKey(decl);
+  switch (decl.kind) {
+    case 'tool':
+      return `tool name "${key}"`;
+    case 'prompt':
+      return `prompt name "${key}"`;
+    case 'resource':
+      return `resource URI "${key}"`;
+    case 'template':
+      return `URI template "${key}"`;
+    case 'complete':
+      return `completer for ${key}`;
+  }
+}
+
+function inputClassOf(owner: object, method: string, source: string, what: 'tool' | 'prompt'): InputClass | undefined {
+  const fn = (owner as Record<string, unknown>)[method] as Function;
+  const types: unknown[] | undefined = Reflect.getMetadata('design:paramtypes', owner, method);
+  const first = types?.[0];
+  if (types === undefined) {
+    if (fn.length === 0) return undefined;
+    throw new DefinitionError(
+      `${source}: cannot determine the ${what}'s input type: no design types were emitted (enable emitDecoratorMetadata) — give the class as "input"`,
+    );
+  }
+  if (types.length === 0 || first === undefined) return undefined;
+  if (OPAQUE_TYPES.has(first)) {
+    throw new DefinitionError(
+      `${source}: cannot determine the ${what}'s input type: the first parameter is typed as ${(first as Function).name ?? 'an interface'}; ` +
+        `type it with a class decorated with class-validator rules, give "input"${what === 'tool' ? ' or "inputSchema"' : ' or "arguments"'}, ` +
+        `or declare it as "_input: void" when there is no input`,
+    );
+  }
+  if (typeof first !== 'function') throw new DefinitionError(`${source}: cannot determine the ${what}'s input type`);
+  return first as InputClass;
+}
+
+function bindMethod(instance: object, method: string, owner: object): (...args: any[]) => unknown {
+  const fn = (instance as Record<string, unknown>)[method];
+  if (typeof fn !== 'function') throw new DefinitionError(`${className(owner)}.${method}: is not a method`);
+  return fn.bind(instance);
+}
+
+function className(proto: object): string {
+  return (proto as { constructor?: Function }).constructor?.name || '(anonymous class)';
+}

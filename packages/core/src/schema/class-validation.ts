@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { joinPath, type ValidationIssue } from './json-schema';
+
+export type { ValidationIssue } from './json-schema';
+
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+// Unknown properties are errors, matching `additionalProperties: false` in the generated schema.
+const INPUT_OPTIONS: ValidatorOptions = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true };
+// Outputs are checked leniently: unknown properties are stripped (from a copy), not reported.
+const OUTPUT_OPTIONS: ValidatorOptions = { whitelist: true, forbidUnknownValues: true };
+
+/**
+ * Turns tool arguments into an instance of `cls` (nested `@Type` classes become instances too)
+ * and validates it. `undefined` counts as `{}` because MCP allows a call without `arguments`.
+ */
+export function validateInput<T extends object>(cls: new () => T, plain: unknown): Promise<ValidationResult<T>> {
+  return run(cls, plain === undefined ? {} : plain, INPUT_OPTIONS, 'arguments');
+}
+
+/**
+ * Validates a tool result (plain object or instance) against an output class. Works on a copy:
+ * the returned value is a fresh instance without properties the class does not declare.
+ */
+export function validateOutput<T extends object>(cls: new () => T, value: unknown): Promise<ValidationResult<T>> {
+  return run(cls, value, OUTPUT_OPTIONS, 'result');
+}
+
+async function run<T extends object>(
+  cls: new () => T,
+  plain: unknown,
+  options: ValidatorOptions,
+  what: string,
+): Promise<ValidationResult<T>> {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
+    return fail([{ path: '', message: `${what} must be an object, got ${describe(plain)}` }]);
+  }
+  // class-validator reports any instance of a rule-less class as an "unknown value",
+  // so a class without properties (a tool without arguments) is checked here.
+  if (getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length === 0) {
+    const extra = options.forbidNonWhitelisted ? Object.keys(plain) : [];
+    if (extra.length > 0) return fail(extra.map((key) => ({ path: key, message: `property ${key} should not exist` })));
+    return { ok: true, value: new cls() };
+  }
+  const instance = plainToInstance(cls, plain);
+  const errors = await validate(instance, options);
+  return errors.length > 0 ? fail(flatten(errors)) : { ok: true, value: instance };
+}
+
+function fail(issues: ValidationIssue[]): { ok: false; issues: ValidationIssue[] } {
+  return { ok: false, issues };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/** Flattens class-validator's error tree: one issue per failed constraint, with a dotted/indexed path. */
+function flatten(errors: ValidationError[], parent = '', parentIsArray = false, out: ValidationIssue[] = []) {
+  for (const error of errors) {
+    // "unknown value" errors carry no property: they belong to the parent itself.
+    const path = error.property === undefined ? parent : joinPath(parent, error.property, parentIsArray);
+    for (const message of Object.values(error.constraints ?? {})) out.push({ path, message });
+    if (error.children?.length) flatten(error.children, path, Array.isArray(error.value), out);
+  }
+  return out;
+}
+
+/** Readable multi-line message, e.g. "Invalid arguments:\n- limit: limit must not be less than 1". */
+export function formatIssues(issues: ValidationIssue[], heading = 'Invalid arguments'): string {
+  const lines = issues.map((issue) => `- ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+  return [`${heading}:`, ...lines].join('\n');
+}

@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { Allow } from 'class-validator';
+
+/** Schema annotations for one input/output property. */
+export interface FieldOptions {
+  description?: string;
+  title?: string;
+  default?: unknown;
+  examples?: unknown[];
+  /** Overrides a format derived from validators (e.g. IsEmail → email). */
+  format?: string;
+  deprecated?: boolean;
+  /** Extra JSON Schema keywords, merged last (they win over everything derived). */
+  schema?: Record<string, unknown>;
+}
+
+const FIELD_KEY = Symbol('mcpx:field');
+
+/**
+ * Documents a property for the generated JSON Schema. Also applies class-validator's
+ * `@Allow()` so a property carrying only `@Field` is whitelisted (not reported as unknown).
+ */
+export function Field(options: FieldOptions = {}): PropertyDecorator {
+  const allow = Allow();
+  return (target, propertyKey) => {
+    Reflect.defineMetadata(FIELD_KEY, { ...options }, target, propertyKey);
+    allow(target, propertyKey);
+  };
+}
+
+/** Options from `@Field` on `target` or any parent class (metadata lookup walks the prototype chain). */
+export function getFieldOptions(target: Function, property: string): FieldOptions | undefined {
+  return Reflect.getMetadata(FIELD_KEY, target.prototype, property) as FieldOptions | undefined;
+}

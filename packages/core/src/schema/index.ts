@@ -1,0 +1,5 @@
+export { Field, getFieldOptions, type FieldOptions } from './field';
+export { type JsonSchema, type ValidationIssue } from './json-schema';
+export { classToJsonSchema } from './class-schema';
+export { validateInput, validateOutput, formatIssues, type ValidationResult } from './class-validation';
+export { compileJsonSchema, type JsonSchemaValidator } from './json-schema-validation';

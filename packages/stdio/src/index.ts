@@ -1,0 +1,2 @@
+export { serveStdio, type StdioOptions, type StdioServer } from './serve-stdio';
+export { LineReader } from './line-reader';

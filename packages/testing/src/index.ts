@@ -1,0 +1,1 @@
+export { TestClient, RpcError, connect, type ConnectOptions, type RequestOptions } from './test-client';
