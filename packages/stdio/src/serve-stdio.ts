@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, createEngine, errorResponse, parseMessage, type EngineOptions, type JsonRpcMessage, type MessageChannel, type Servable } from '@mcpx/core';
+import { ErrorCode, createEngine, encodeMessage, errorResponse, parseMessage, type EngineOptions, type JsonRpcMessage, type MessageChannel, type Servable } from '@mcpx/core';
 import { LineReader } from './line-reader';
 
 export interface StdioOptions extends EngineOptions {
@@ -40,7 +40,9 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       return open;
     },
     send(message: JsonRpcMessage) {
-      if (open) output.write(`${JSON.stringify(message)}\n`);
+      if (!open) return;
+      const text = encodeMessage(message, (err) => session.logger.error({ err }, 'message could not be serialised'));
+      if (text !== undefined) output.write(`${text}\n`);
     },
   };
   const session = engine.createSession(channel, 'stdio');
@@ -72,6 +74,14 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
     session.logger.error({ err }, 'stdin error');
     void close();
   });
+  // The client closed its end of stdout (EPIPE): nothing more can be written, so the session ends
+  // instead of the process dying of an unhandled 'error' event.
+  const onOutputError = (err: Error) => {
+    if (open) session.logger.warn({ err }, 'stdout error; closing');
+    open = false;
+    void close();
+  };
+  output.on('error', onOutputError);
 
   const onSignal = (signal: NodeJS.Signals) => {
     session.logger.info({ signal }, 'stopping');
@@ -99,7 +109,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       session.close();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await new Promise<void>((resolve) => (output.writableNeedDrain ? output.once('drain', resolve) : resolve()));
+      await new Promise<void>((resolve) => (output.writableNeedDrain && !output.destroyed ? output.once('drain', resolve) : resolve()));
       engine.logger.flush?.();
       resolveClosed();
       if (exitProcess) process.exit(0);

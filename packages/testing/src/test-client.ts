@@ -57,10 +57,17 @@ export class TestClient {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; onProgress?: RequestOptions['onProgress'] }>();
   private readonly waiters: { method: string; resolve: (n: JsonRpcNotification) => void }[] = [];
+  /** Notifications already handed out by nextNotification. */
+  private readonly awaited = new WeakSet<JsonRpcNotification>();
   readonly session: Session;
 
   constructor(readonly engine: McpEngine) {
-    const channel = { send: (message: JsonRpcMessage) => this.deliver(JSON.stringify(message)) };
+    const channel = {
+      send: (message: JsonRpcMessage) => {
+        const text = this.serialise(message);
+        if (text !== undefined) this.deliver(text);
+      },
+    };
     this.session = engine.createSession(channel);
   }
 
@@ -97,6 +104,11 @@ export class TestClient {
 
   /** Resolves with the next notification of this method (or one already received and not yet awaited). */
   nextNotification(method: string): Promise<JsonRpcNotification> {
+    const received = this.notifications.find((n) => n.method === method && !this.awaited.has(n));
+    if (received) {
+      this.awaited.add(received);
+      return Promise.resolve(received);
+    }
     return new Promise((resolve) => this.waiters.push({ method, resolve }));
   }
 
@@ -162,6 +174,20 @@ export class TestClient {
     setImmediate(() => void this.session.receive(parseMessage(text), this.session.outlet));
   }
 
+  /** A response that cannot go over the wire fails its request (instead of leaving it pending for ever). */
+  private serialise(message: JsonRpcMessage): string | undefined {
+    try {
+      return JSON.stringify(message);
+    } catch (err) {
+      const id = 'id' in message && !('method' in message) ? message.id : undefined;
+      const waiter = typeof id === 'number' ? this.pending.get(id) : undefined;
+      if (!waiter) throw err;
+      this.pending.delete(id as number);
+      waiter.reject(new Error(`The server's response to request ${id} does not serialise to JSON: ${(err as Error).message}`));
+      return undefined;
+    }
+  }
+
   private deliver(text: string): void {
     const message = JSON.parse(text) as Record<string, any>;
     if ('id' in message && !('method' in message)) {
@@ -183,7 +209,10 @@ export class TestClient {
       waiter?.onProgress?.(notification.params as { progress: number; total?: number; message?: string });
     }
     const index = this.waiters.findIndex((w) => w.method === notification.method);
-    if (index >= 0) this.waiters.splice(index, 1)[0]!.resolve(notification);
+    if (index >= 0) {
+      this.awaited.add(notification);
+      this.waiters.splice(index, 1)[0]!.resolve(notification);
+    }
   }
 }
 

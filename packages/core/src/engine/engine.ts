@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pino, { type Logger } from 'pino';
+import pino, { type LevelWithSilent, type Logger } from 'pino';
 import type { ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import { compact } from '../registry/entries';
@@ -17,6 +17,8 @@ export type NotificationHandler = (params: Record<string, unknown>, session: Ses
 export interface EngineOptions {
   /** The framework's logger. Defaults to pino writing JSON to stderr (stdout may be the protocol). */
   logger?: Logger;
+  /** The level of the default logger (ignored when `logger` is given). Defaults to MCPX_LOG_LEVEL or info. */
+  logLevel?: LevelWithSilent;
   /** Entries per page of every list method. */
   pageSize?: number;
   /** The level a session logs to its client at until it calls logging/setLevel. */
@@ -55,7 +57,9 @@ export class McpEngine {
     const pageSize = options.pageSize ?? 50;
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
     this.options = { ...options, pageSize, clientLogLevel: options.clientLogLevel ?? 'info' };
-    this.logger = options.logger ?? pino({ name: info.name }, pino.destination({ fd: 2, sync: false }));
+    this.logger =
+      options.logger ??
+      pino({ name: info.name, level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
     const { instructions, ...identity } = info;
     this.serverInfo = compact({ ...identity });
     this.instructions = instructions;
@@ -128,7 +132,7 @@ export class McpEngine {
         if (sent.has(method)) continue;
         sent.add(method);
         for (const session of this.sessions.values()) {
-          if (session.initialized && session.serverCapabilities[capability]) session.notify(method);
+          if (session.initialized && session.serverCapabilities[capability]?.listChanged) session.notify(method);
         }
       }
     });

@@ -50,7 +50,12 @@ async function structuredResult(entry: ToolEntry, value: unknown, ctx: RequestCo
     );
     throw new McpError(ErrorCode.InternalError, `Tool "${entry.definition.name}" produced output that does not match its output schema`);
   }
-  if (result.content.length === 0) result.content = [text(JSON.stringify(structured))];
+  // A class output is checked on a copy without the properties it does not declare: send that copy,
+  // so structuredContent matches the listed schema (additionalProperties: false) and leaks nothing else.
+  const checkedValue = checked.value;
+  const sent = (isPlainJson(checkedValue) ? checkedValue : instanceToPlain(checkedValue)) as Record<string, unknown>;
+  result = { ...result, structuredContent: sent };
+  if (result.content.length === 0) result.content = [text(JSON.stringify(sent))];
   return result;
 }
 

@@ -118,7 +118,7 @@ export class Session {
         if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
         const controller = this.inFlight.get(requestId);
         if (!controller) return; // already finished, or never ours: ignore, as the spec says
-        this.logger.debug({ requestId, reason: params.reason }, 'request cancelled by client');
+        this.logger.info({ requestId, reason: params.reason }, 'request cancelled by client');
         controller.abort(new CancelledError(typeof params.reason === 'string' ? params.reason : undefined));
         return;
       }

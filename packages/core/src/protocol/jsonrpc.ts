@@ -115,3 +115,20 @@ export function classifyMessage(value: unknown): ParsedMessage {
 function invalid(id: RequestId | null, code: number, message: string): ParsedMessage {
   return { kind: 'invalid', error: errorResponse(id, code, message) };
 }
+
+/**
+ * Serialises an outgoing message. A response whose result cannot be written as JSON (a BigInt,
+ * a cycle) becomes an internal-error response for the same id, so the client is never left
+ * waiting; `onError` hears the reason. Anything else that cannot be written is dropped (undefined).
+ */
+export function encodeMessage(message: JsonRpcMessage, onError?: (err: unknown) => void): string | undefined {
+  try {
+    return JSON.stringify(message);
+  } catch (err) {
+    onError?.(err);
+    if ('id' in message && message.id !== null && !('method' in message)) {
+      return JSON.stringify(errorResponse(message.id, ErrorCode.InternalError, 'Internal error: the result could not be serialised as JSON'));
+    }
+    return undefined;
+  }
+}

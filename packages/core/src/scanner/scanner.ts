@@ -48,13 +48,15 @@ export function scanObject(instance: object): ScannedEntries {
       seenHere.set(key, decl.method);
       const methodKey = `${decl.kind}:${decl.method}`;
       const previous = byMethod.get(methodKey);
-      if (previous) byName.delete(previous);
+      // Only if that entry is still this method's: another method may have taken its name over since.
+      if (previous && byName.get(previous)?.decl.method === decl.method) byName.delete(previous);
       byMethod.set(methodKey, key);
       byName.set(key, { decl, owner: proto });
     }
   }
 
   const completers = new Map<string, Map<string, Completer>>();
+  const completerSources = new Map<string, Map<string, string>>();
   for (const { decl, owner } of byName.values()) {
     if (decl.kind !== 'complete') continue;
     const target = 'prompt' in decl.options ? `prompt:${decl.options.prompt}` : `template:${decl.options.template}`;
@@ -64,6 +66,9 @@ export function scanObject(instance: object): ScannedEntries {
     const map = completers.get(target) ?? new Map<string, Completer>();
     map.set(decl.options.argument, bindMethod(instance, decl.method, owner) as Completer);
     completers.set(target, map);
+    const sources = completerSources.get(target) ?? new Map<string, string>();
+    sources.set(decl.options.argument, `${className(owner)}.${decl.method}`);
+    completerSources.set(target, sources);
   }
 
   const out: ScannedEntries = { tools: [], resources: [], templates: [], prompts: [] };
@@ -81,15 +86,24 @@ export function scanObject(instance: object): ScannedEntries {
         out.resources.push(buildResourceEntry({ ...decl.options, name: decl.options.name ?? decl.method, handler, source }));
         break;
       case 'template': {
-        const complete = { ...decl.options.complete, ...Object.fromEntries(completers.get(key) ?? []) };
-        out.templates.push(buildTemplateEntry({ ...decl.options, name: decl.options.name ?? decl.method, complete, handler, source }));
+        const complete = bindCompleters(instance, decl.options.complete);
+        const spec = { ...decl.options, name: decl.options.name ?? decl.method, complete, handler, source };
+        // Built first without the @Complete methods, so one naming no variable is reported at its own declaration.
+        const entry = buildTemplateEntry(spec);
+        checkCompleters(completerSources.get(key), entry.template.variableNames, `variable of ${decl.options.uriTemplate}`);
+        const extra = completers.get(key);
+        out.templates.push(extra ? buildTemplateEntry({ ...spec, complete: { ...spec.complete, ...Object.fromEntries(extra) } }) : entry);
         break;
       }
       case 'prompt': {
         const o = decl.options;
         const input = o.input ?? (o.arguments ? undefined : inputClassOf(owner, decl.method, source, 'prompt'));
-        const complete = { ...o.complete, ...Object.fromEntries(completers.get(key) ?? []) };
-        out.prompts.push(buildPromptEntry({ ...o, name: o.name ?? decl.method, input, complete, handler, source }));
+        const complete = bindCompleters(instance, o.complete);
+        const spec = { ...o, name: o.name ?? decl.method, input, complete, handler, source };
+        const entry = buildPromptEntry(spec);
+        checkCompleters(completerSources.get(key), (entry.definition.arguments ?? []).map((a) => a.name), `argument of prompt "${spec.name}"`);
+        const extra = completers.get(key);
+        out.prompts.push(extra ? buildPromptEntry({ ...spec, complete: { ...spec.complete, ...Object.fromEntries(extra) } }) : entry);
         break;
       }
     }
@@ -136,6 +150,19 @@ export function serverInfoOf(instances: readonly object[]): ServerOptions {
   }
   const first = instances[0];
   return { name: first ? first.constructor.name : 'mcpx-server', version: '0.0.0' };
+}
+
+/** Completers given as options are documented to run with `this` bound to the server. */
+function bindCompleters(instance: object, complete: Record<string, Completer> | undefined): Record<string, Completer> | undefined {
+  if (!complete) return undefined;
+  return Object.fromEntries(Object.entries(complete).map(([name, fn]) => [name, fn.bind(instance) as Completer]));
+}
+
+/** Each @Complete method must name an argument (or template variable) its target has. */
+function checkCompleters(sources: ReadonlyMap<string, string> | undefined, known: readonly string[], what: string): void {
+  for (const [argument, source] of sources ?? []) {
+    if (!known.includes(argument)) throw new DefinitionError(`${source}: @Complete names "${argument}", which is not a ${what}`);
+  }
 }
 
 function declaredKey(decl: DeclaredEntry): string {

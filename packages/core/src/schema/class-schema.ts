@@ -47,7 +47,8 @@ class SchemaBuilder {
       const base = cls.name || 'Anonymous';
       name = base;
       for (let i = 2; used.has(name); i++) name = `${base}_${i}`;
-      // Register before building so a recursive class finds its own name instead of looping.
+      // Register before building so a recursive class finds its own name instead of looping;
+      // the placeholder keeps $defs in discovery order.
       this.names.set(cls, name);
       this.defs[name] = {};
       this.defs[name] = this.objectSchema(cls);
@@ -71,10 +72,9 @@ class SchemaBuilder {
     const required: string[] = [];
     for (const [property, rules] of byProperty) {
       properties[property] = this.propertySchema(cls, property, rules);
-      // @IsOptional / @ValidateIf skip validation when absent; @IsDefined wins over them (as at runtime).
-      const optional = rules.some((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION);
-      const defined = rules.some((m) => m.type === ValidationTypes.IS_DEFINED);
-      if (!optional || defined) required.push(property);
+      // @IsOptional / @ValidateIf skip every rule of the property when absent, even @IsDefined
+      // (class-validator 0.15 checks conditions first); all other properties are required.
+      if (!rules.some((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION)) required.push(property);
     }
     return {
       type: 'object',

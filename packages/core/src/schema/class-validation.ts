@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
-import { joinPath, type ValidationIssue } from './json-schema';
+import { classToJsonSchema } from './class-schema';
+import { joinPath, type JsonSchema, type ValidationIssue } from './json-schema';
 
 export type { ValidationIssue } from './json-schema';
 
@@ -45,8 +46,42 @@ async function run<T extends object>(
     return { ok: true, value: new cls() };
   }
   const instance = plainToInstance(cls, plain);
-  const errors = await validate(instance, options);
-  return errors.length > 0 ? fail(flatten(errors)) : { ok: true, value: instance };
+  const issues = flatten(await validate(instance, options));
+  // class-validator accepts an absent property unless one of its rules rejects undefined
+  // (a bare @ValidateNested or @Field does not); the schema says it is required, so check that too.
+  const schema = classToJsonSchema(cls);
+  for (const missing of missingRequired(schema, instance, schema)) {
+    if (!issues.some((issue) => issue.path === missing.path)) issues.push(missing);
+  }
+  return issues.length > 0 ? fail(issues) : { ok: true, value: instance };
+}
+
+/** Issues for `required` properties that are undefined, following $ref / properties / items. */
+function missingRequired(
+  schema: JsonSchema,
+  value: unknown,
+  root: JsonSchema,
+  path = '',
+  seen = new Set<unknown>(),
+  out: ValidationIssue[] = [],
+): ValidationIssue[] {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return out;
+  seen.add(value); // outputs built in code may be cyclic
+  const ref = schema.$ref as string | undefined;
+  if (ref !== undefined) schema = ref === '#' ? root : ((root.$defs as Record<string, JsonSchema>)[ref.slice(8)] ?? {});
+  if (Array.isArray(value)) {
+    const items = schema.items as JsonSchema | undefined;
+    if (items) value.forEach((item, i) => missingRequired(items, item, root, joinPath(path, i, true), seen, out));
+    return out;
+  }
+  const record = value as Record<string, unknown>;
+  for (const name of (schema.required as string[] | undefined) ?? []) {
+    if (record[name] === undefined) out.push({ path: joinPath(path, name), message: `${name} is required` });
+  }
+  for (const [name, sub] of Object.entries((schema.properties as Record<string, JsonSchema> | undefined) ?? {})) {
+    missingRequired(sub, record[name], root, joinPath(path, name), seen, out);
+  }
+  return out;
 }
 
 function fail(issues: ValidationIssue[]): { ok: false; issues: ValidationIssue[] } {

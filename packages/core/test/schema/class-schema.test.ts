@@ -130,7 +130,7 @@ class CustomRule implements ValidatorConstraintInterface {
 class Misc {
   @IsOptional() @IsString() optional?: string;
   @ValidateIf((o: Misc) => o.optional !== undefined) @IsString() conditional?: string;
-  @IsOptional() @IsDefined() @IsString() definedWins!: string;
+  @IsOptional() @IsDefined() @IsString() optionalWins?: string;
   @Validate(CustomRule) custom!: string;
   @IsDefined() anything!: unknown;
   @Allow() inferredString!: string;
@@ -222,7 +222,7 @@ describe('classToJsonSchema: rule mapping', () => {
     expect(schema.properties).toEqual({
       optional: { type: 'string' },
       conditional: { type: 'string' },
-      definedWins: { type: 'string' },
+      optionalWins: { type: 'string' },
       custom: { type: 'string' }, // unknown validator: nothing emitted, type from design:type
       anything: {},
       inferredString: { type: 'string' },
@@ -231,7 +231,6 @@ describe('classToJsonSchema: rule mapping', () => {
       inferredNothing: {},
     });
     expect(schema.required).toEqual([
-      'definedWins',
       'custom',
       'anything',
       'inferredString',

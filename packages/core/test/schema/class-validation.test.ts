@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { ArrayMaxSize, IsEmail, IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
-import { Field, formatIssues, validateInput, validateOutput, type ValidationIssue } from '../../src/schema';
+import { classToJsonSchema, Field, formatIssues, validateInput, validateOutput, type ValidationIssue } from '../../src/schema';
 
 class Address {
   @IsString() city!: string;
@@ -90,6 +90,10 @@ describe('validateInput', () => {
     expect(await issuesOf(plain)).toEqual([{ path: '', message: `arguments must be an object, got ${kind}` }]);
   });
 
+  it('reports a missing nested object although a bare @ValidateNested accepts undefined', async () => {
+    expect(await issuesOf({ name: 'Ada' })).toEqual([{ path: 'address', message: 'address is required' }]);
+  });
+
   it('treats missing arguments (undefined) as an empty object', async () => {
     const issues = await issuesOf(undefined);
     expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['name', 'address']));
@@ -138,6 +142,38 @@ describe('validateInput', () => {
       ok: false,
       issues: [{ path: 'other', message: 'property other should not exist' }],
     });
+    expect(await validateInput(OnlyFields, {})).toEqual({
+      ok: false,
+      issues: [{ path: 'value', message: 'value is required' }],
+    });
+  });
+
+  it('counts class field initializers as provided values', async () => {
+    class WithDefault {
+      @IsInt() @Min(1) limit: number = 10;
+    }
+    expect(await validateInput(WithDefault, {})).toEqual({ ok: true, value: expect.objectContaining({ limit: 10 }) });
+  });
+
+  it('reports missing required properties inside arrays of nested objects', async () => {
+    class Tag {
+      @Field() label!: string;
+    }
+    class Tagged {
+      @ValidateNested({ each: true }) @Type(() => Tag) tags!: Tag[];
+    }
+    expect(await validateInput(Tagged, { tags: [{ label: 'a' }, {}] })).toEqual({
+      ok: false,
+      issues: [{ path: 'tags[1].label', message: 'label is required' }],
+    });
+  });
+
+  it('lets @IsOptional skip @IsDefined, as the schema says (class-validator 0.15)', async () => {
+    class Both {
+      @IsOptional() @IsDefined() @IsString() value?: string;
+    }
+    expect(await validateInput(Both, {})).toEqual({ ok: true, value: expect.any(Both) });
+    expect(classToJsonSchema(Both).required).toBeUndefined();
   });
 
   it('validates inherited rules', async () => {

@@ -74,8 +74,8 @@ describe('compileJsonSchema', () => {
   });
 
   it('compiles different schemas sharing an $id', () => {
-    const a = compileJsonSchema({ $id: 'urn:same', type: 'string' });
-    const b = compileJsonSchema({ $id: 'urn:same', type: 'number' });
+    const a = compileJsonSchema({ $id: 'https://example.com/same.json', type: 'string' });
+    const b = compileJsonSchema({ $id: 'https://example.com/same.json', type: 'number' });
     expect(a('x')).toBeNull();
     expect(b(1)).toBeNull();
     expect(b('x')).toEqual([{ path: '', message: 'value must be number' }]);

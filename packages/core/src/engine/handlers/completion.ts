@@ -4,7 +4,7 @@ import { toCompleteResult } from '../../registry/entries';
 import type { MethodHandler } from '../engine';
 import { objectParam, requireCapability, stringParam } from '../params';
 
-const EMPTY = { completion: { values: [], total: 0, hasMore: false } };
+const empty = () => ({ completion: { values: [], total: 0, hasMore: false } });
 
 /** completion/complete for a prompt argument (ref/prompt) or a template variable (ref/resource). */
 export const complete: MethodHandler = async (params, ctx) => {
@@ -33,7 +33,7 @@ export const complete: MethodHandler = async (params, ctx) => {
     const uri = stringParam(ref, 'uri', `${method} ref`);
     const template = registry.templates.get(uri);
     if (!template) {
-      if (registry.resources.get(uri)) return EMPTY; // a fixed URI has nothing to complete
+      if (registry.resources.get(uri)) return empty(); // a fixed URI has nothing to complete
       throw McpError.invalidParams(`Unknown resource template: ${uri}`);
     }
     if (!template.template.variableNames.includes(argName)) {
@@ -43,7 +43,7 @@ export const complete: MethodHandler = async (params, ctx) => {
   } else {
     throw McpError.invalidParams(`${method}: "ref.type" must be "ref/prompt" or "ref/resource", got ${JSON.stringify(ref.type)}`);
   }
-  if (!completer) return EMPTY;
+  if (!completer) return empty();
   const values = await completer(value, { arguments: stringsOnly(resolved) });
   return toCompleteResult(values) as unknown as Record<string, unknown>;
 };

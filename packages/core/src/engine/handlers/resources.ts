@@ -29,6 +29,7 @@ export const readResource: MethodHandler = async (params, ctx) => {
   const resource = registry.resources.get(uri);
   if (resource) {
     const value = await resource.handler(ctx);
+    if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
     return toReadResourceResult(value, uri, resource.definition.mimeType) as unknown as Record<string, unknown>;
   }
   const match = registry.matchTemplate(uri);
@@ -39,7 +40,7 @@ export const readResource: MethodHandler = async (params, ctx) => {
 };
 
 export const subscribe: MethodHandler = (params, ctx) => {
-  requireCapability(ctx, 'resources');
+  if (!ctx.session.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/subscribe');
   if (!ctx.session.engine.registry.knowsUri(uri)) throw McpError.resourceNotFound(uri);
   ctx.session.subscriptions.add(uri);
@@ -47,7 +48,7 @@ export const subscribe: MethodHandler = (params, ctx) => {
 };
 
 export const unsubscribe: MethodHandler = (params, ctx) => {
-  requireCapability(ctx, 'resources');
+  if (!ctx.session.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/unsubscribe');
   ctx.session.subscriptions.delete(uri);
   return {};

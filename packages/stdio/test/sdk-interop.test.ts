@@ -1,0 +1,633 @@
+/**
+ * Interoperation with the official TypeScript SDK client: the real `Client` spawns the built
+ * example server (`apps/example/dist/main-stdio.js`) over stdio and talks to it. Every list is
+ * paginated (MCPX_PAGE_SIZE=2). A tap between the client and its transport records every
+ * JSON-RPC message in both directions, so the wire itself can be checked too.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type LoggingMessageNotification,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const ROOT = resolve(__dirname, '../../..');
+const SERVER = resolve(ROOT, 'apps/example/dist/main-stdio.js');
+
+/** A JSON-RPC message as seen on the wire, loosely typed for inspection. */
+interface Wire {
+  id?: string | number;
+  method?: string;
+  params?: Record<string, any>;
+  result?: Record<string, any>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** Records every message between the SDK client and the real stdio transport. */
+class TapTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  readonly sent: Wire[] = [];
+  readonly received: Wire[] = [];
+
+  private readonly backlog: JSONRPCMessage[] = [];
+
+  /**
+   * With `oneMessagePerTick`, each received message is handed to the SDK in its own macrotask.
+   * That works around an SDK client race (modelcontextprotocol/typescript-sdk#2580): the SDK
+   * dispatches notifications a microtask late but responses at once, so a progress notification
+   * that arrives in the same stdout chunk as its response finds its handler already gone and is
+   * reported through onerror as an "unknown token", although the server sent it first.
+   */
+  constructor(
+    readonly inner: StdioClientTransport,
+    private readonly oneMessagePerTick = false,
+  ) {}
+
+  async start(): Promise<void> {
+    this.inner.onmessage = (message: JSONRPCMessage) => {
+      this.received.push(message as Wire);
+      if (!this.oneMessagePerTick) return this.onmessage?.(message);
+      this.backlog.push(message);
+      if (this.backlog.length === 1) setImmediate(() => this.deliver());
+    };
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onclose = () => this.onclose?.();
+    await this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    this.sent.push(message as Wire);
+    return this.inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private deliver(): void {
+    this.onmessage?.(this.backlog[0]!);
+    this.backlog.shift();
+    if (this.backlog.length > 0) setImmediate(() => this.deliver());
+  }
+}
+
+interface Peer {
+  client: Client;
+  tap: TapTransport;
+  /** Everything the SDK reported through onerror (unparsable lines, unknown response ids, stray progress...). */
+  errors: Error[];
+  stderr(): string;
+  /** Every notifications/message received, in order. */
+  logs: LoggingMessageNotification['params'][];
+}
+
+const peers: Peer[] = [];
+let sharedPeer: Promise<Peer> | undefined;
+
+/** One server for the tests that change nothing (spawning one costs ~0.3 s). */
+function shared(): Promise<Peer> {
+  return (sharedPeer ??= connect(false));
+}
+
+async function connect(ownedByTest = true, oneMessagePerTick = false): Promise<Peer> {
+  const inner = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER],
+    cwd: ROOT,
+    env: { MCPX_PAGE_SIZE: '2' },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  inner.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const tap = new TapTransport(inner, oneMessagePerTick);
+  const client = new Client({ name: 'mcpx-sdk-interop', version: '1.0.0' }, { capabilities: {} });
+  const errors: Error[] = [];
+  client.onerror = (error) => errors.push(error);
+  const logs: Peer['logs'] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+  await client.connect(tap);
+  const peer: Peer = { client, tap, errors, logs, stderr: () => stderr };
+  if (ownedByTest) peers.push(peer);
+  return peer;
+}
+
+/** A round trip: everything the server wrote before the ping's answer has been handled by then. */
+async function settle(peer: Peer): Promise<void> {
+  await peer.client.ping();
+  await new Promise((r) => setImmediate(r));
+}
+
+function textOf(result: CallToolResult | { content: unknown }): string {
+  const content = result.content as { type: string; text?: string }[];
+  return content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+async function expectMcpError(promise: Promise<unknown>, code: number, message: RegExp): Promise<McpError> {
+  const err = await promise.then(
+    () => {
+      throw new Error(`expected an McpError ${code}, but the call succeeded`);
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(McpError);
+  expect((err as McpError).code).toBe(code);
+  expect((err as McpError).message).toMatch(message);
+  return err as McpError;
+}
+
+beforeAll(() => {
+  if (!existsSync(SERVER)) {
+    throw new Error(`${SERVER} does not exist: run "npm run build" first (npm test builds before running jest)`);
+  }
+});
+
+afterEach(async () => {
+  // Every peer must have seen only well-formed, expected traffic.
+  const all = peers.splice(0);
+  await Promise.all(all.map((peer) => peer.client.close()));
+  if (sharedPeer) all.push(await sharedPeer);
+  for (const peer of all) expect(peer.errors.map(String)).toEqual([]);
+});
+
+afterAll(async () => {
+  if (sharedPeer) await (await sharedPeer).client.close();
+});
+
+describe('initialize', () => {
+  it('negotiates 2025-11-25 and reports serverInfo, instructions and capabilities', async () => {
+    const { client, tap } = await connect();
+    expect(client.getServerVersion()).toEqual({
+      name: 'mcpx-notes',
+      title: 'Notes',
+      version: '0.1.0',
+      description: 'Create, search and read short Markdown notes.',
+    });
+    expect(client.getInstructions()).toBe('Use search to find notes, then read notes://notes/{id} for the full text.');
+    expect(client.getServerCapabilities()).toEqual({
+      logging: {},
+      completions: {},
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      tools: { listChanged: true },
+    });
+
+    // On the wire: the client asked for the latest version and the server agreed to it.
+    const init = tap.sent.find((m) => m.method === 'initialize')!;
+    expect(init.params!.protocolVersion).toBe('2025-11-25');
+    const answer = tap.received.find((m) => m.id === init.id)!;
+    expect(answer.result!.protocolVersion).toBe('2025-11-25');
+    // The SDK followed up with notifications/initialized, and the session then serves requests.
+    expect(tap.sent.some((m) => m.method === 'notifications/initialized')).toBe(true);
+    await expect(client.ping()).resolves.toEqual({});
+  });
+});
+
+describe('lists, paginated two at a time', () => {
+  it('walks every page of tools/list by nextCursor', async () => {
+    const { client } = await shared();
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      pages.push(page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && pages.length < 10);
+    expect(pages).toEqual([['create', 'search'], ['delete', 'append'], ['export']]);
+    for (const t of (await client.listTools()).tools) {
+      expect(t.inputSchema.type).toBe('object');
+    }
+  });
+
+  it('walks resources/list; resources/templates/list and prompts/list fit one page', async () => {
+    const { client } = await shared();
+    const first = await client.listResources();
+    expect(first.resources.map((r) => r.uri)).toEqual(['notes://index', 'notes://notes/1']);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await client.listResources({ cursor: first.nextCursor! });
+    expect(second.resources.map((r) => r.uri)).toEqual(['notes://notes/2', 'notes://notes/3']);
+    expect(second.resources[0]).toEqual({ uri: 'notes://notes/2', name: 'note-2', title: 'Shopping', mimeType: 'text/markdown' });
+    // The last page has no nextCursor (it ends exactly at the page size).
+    expect(second.nextCursor).toBeUndefined();
+
+    const templates = await client.listResourceTemplates();
+    expect(templates.resourceTemplates).toEqual([
+      { uriTemplate: 'notes://notes/{id}', name: 'note', title: 'A note', description: 'One note as Markdown', mimeType: 'text/markdown' },
+      { uriTemplate: 'notes://tags/{tag}', name: 'tag', title: 'Notes with a tag', mimeType: 'application/json' },
+    ]);
+    expect(templates.nextCursor).toBeUndefined();
+
+    const prompts = await client.listPrompts();
+    expect(prompts.prompts).toEqual([
+      {
+        name: 'summarize',
+        title: 'Summarise a note',
+        description: 'Asks the model to summarise one note.',
+        arguments: [
+          { name: 'noteId', description: 'Id of the note to summarise', required: true },
+          { name: 'style', description: 'Summary style: brief or detailed', required: false },
+        ],
+      },
+    ]);
+    expect(prompts.nextCursor).toBeUndefined();
+  });
+
+  it('keeps a cursor valid while the list grows, and rejects a forged or foreign cursor with -32602', async () => {
+    const { client } = await connect();
+    const first = await client.listResources();
+    await client.callTool({ name: 'create', arguments: { title: 'Fourth', body: 'b' } });
+    await client.callTool({ name: 'create', arguments: { title: 'Fifth', body: 'b' } });
+    const uris = [...first.resources.map((r) => r.uri)];
+    let cursor = first.nextCursor;
+    while (cursor !== undefined) {
+      const page = await client.listResources({ cursor });
+      expect(page.resources.length).toBeLessThanOrEqual(2);
+      uris.push(...page.resources.map((r) => r.uri));
+      cursor = page.nextCursor;
+    }
+    expect(uris).toEqual(['notes://index', 'notes://notes/1', 'notes://notes/2', 'notes://notes/3', 'notes://notes/4', 'notes://notes/5']);
+
+    await expectMcpError(client.listTools({ cursor: 'not-a-cursor' }), ErrorCode.InvalidParams, /cursor/i);
+    // A resources cursor is not a tools cursor.
+    await expectMcpError(client.listTools({ cursor: first.nextCursor! }), ErrorCode.InvalidParams, /cursor/i);
+    await expect(client.ping()).resolves.toEqual({});
+  });
+});
+
+describe('tools/call', () => {
+  it('create returns text plus a resource_link the client can read', async () => {
+    const { client } = await connect();
+    const result = (await client.callTool({ name: 'create', arguments: { title: 'Groceries', body: 'Tea', tags: ['home'] } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([
+      { type: 'text', text: 'Created note 4.' },
+      { type: 'resource_link', uri: 'notes://notes/4', name: 'Groceries', mimeType: 'text/markdown' },
+    ]);
+    const link = result.content[1] as { uri: string };
+    const read = await client.readResource({ uri: link.uri });
+    expect(read.contents).toEqual([{ uri: 'notes://notes/4', mimeType: 'text/markdown', text: '# Groceries\n\nTea' }]);
+  });
+
+  it('search returns structuredContent that the SDK validates against the listed outputSchema', async () => {
+    const { client } = await shared();
+    const tools = await client.listTools(); // the first page holds search; the SDK caches its output validator
+    const search = tools.tools.find((t) => t.name === 'search')!;
+    expect(search.outputSchema).toMatchObject({ type: 'object', required: ['notes', 'total'] });
+    expect(search.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    // The SDK really compiled a validator for it, so the callTool below is checked client-side.
+    const validatorOf = (client as unknown as { getToolOutputValidator(name: string): unknown }).getToolOutputValidator.bind(client);
+    expect(validatorOf('search')).toEqual(expect.any(Function));
+
+    const result = (await client.callTool({ name: 'search', arguments: { query: 'the', limit: 1 } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ notes: [{ id: '1', title: 'Welcome', tags: ['intro'] }], total: 2 });
+    // Backwards compatibility: the same JSON as text.
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+
+    const byTag = (await client.callTool({ name: 'search', arguments: { query: 'e', tag: 'work' } })) as CallToolResult;
+    expect(byTag.structuredContent).toEqual({ notes: [{ id: '3', title: 'Release plan', tags: ['work', 'planning'] }], total: 1 });
+  });
+
+  it('answers invalid arguments with isError naming every failing field (not a protocol error)', async () => {
+    const { client } = await shared();
+    await client.listTools(); // search's output validator must not trip on an error result
+    const bad = (await client.callTool({ name: 'create', arguments: { title: '', body: 5, tags: ['Not OK'] } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toBeUndefined();
+    const message = textOf(bad);
+    expect(message).toMatch(/^Invalid arguments:/);
+    expect(message).toMatch(/- title: /);
+    expect(message).toMatch(/- body: /);
+    expect(message).toMatch(/- tags: /);
+
+    const badSearch = (await client.callTool({ name: 'search', arguments: { limit: 0, extra: true } })) as CallToolResult;
+    expect(badSearch.isError).toBe(true);
+    expect(textOf(badSearch)).toMatch(/- query: /);
+    expect(textOf(badSearch)).toMatch(/- limit: /);
+    expect(textOf(badSearch)).toMatch(/extra/);
+
+    const badExport = (await client.callTool({ name: 'export', arguments: { format: 'pdf' } })) as CallToolResult;
+    expect(badExport.isError).toBe(true);
+    expect(textOf(badExport)).toMatch(/- format: /);
+
+    // Nothing was created by the failed call.
+    const resources = [...(await client.listResources()).resources];
+    expect(resources.map((r) => r.uri)).not.toContain('notes://notes/4');
+  });
+
+  it('reports a failure inside the tool as isError, and an unknown tool as -32602', async () => {
+    const { client } = await shared();
+    const missing = (await client.callTool({ name: 'append', arguments: { id: '42', line: 'x' } })) as CallToolResult;
+    expect(missing).toEqual({ content: [{ type: 'text', text: 'No note 42' }], isError: true });
+    const gone = (await client.callTool({ name: 'delete', arguments: { id: '42' } })) as CallToolResult;
+    expect(gone).toEqual({ content: [{ type: 'text', text: 'No note 42.' }], isError: true });
+    await expectMcpError(client.callTool({ name: 'nope', arguments: {} }), ErrorCode.InvalidParams, /Unknown tool: nope/);
+  });
+});
+
+describe('resources/read', () => {
+  it('reads the fixed resource and both templates', async () => {
+    const { client } = await shared();
+    const index = await client.readResource({ uri: 'notes://index' });
+    expect(index.contents).toHaveLength(1);
+    expect(index.contents[0]).toMatchObject({ uri: 'notes://index', mimeType: 'application/json' });
+    expect(JSON.parse((index.contents[0] as { text: string }).text)).toEqual([
+      { id: '1', title: 'Welcome', tags: ['intro'] },
+      { id: '2', title: 'Shopping', tags: ['home'] },
+      { id: '3', title: 'Release plan', tags: ['work', 'planning'] },
+    ]);
+
+    const note = await client.readResource({ uri: 'notes://notes/2' });
+    expect(note.contents).toEqual([{ uri: 'notes://notes/2', mimeType: 'text/markdown', text: '# Shopping\n\nMilk, eggs, coffee beans.' }]);
+
+    const tagged = await client.readResource({ uri: 'notes://tags/home' });
+    expect(tagged.contents[0]).toMatchObject({ uri: 'notes://tags/home', mimeType: 'application/json' });
+    expect(JSON.parse((tagged.contents[0] as { text: string }).text)).toEqual([{ id: '2', title: 'Shopping' }]);
+    const none = await client.readResource({ uri: 'notes://tags/nothing' });
+    expect(JSON.parse((none.contents[0] as { text: string }).text)).toEqual([]);
+  });
+
+  it('answers an unknown URI with McpError -32002 carrying the uri', async () => {
+    const { client } = await shared();
+    const err = await expectMcpError(client.readResource({ uri: 'notes://notes/999' }), -32002, /notes:\/\/notes\/999/);
+    expect(err.data).toEqual({ uri: 'notes://notes/999' });
+    await expectMcpError(client.readResource({ uri: 'https://example.com/x' }), -32002, /Resource not found/);
+  });
+});
+
+describe('prompts/get', () => {
+  it('returns the note as an embedded resource followed by the instruction', async () => {
+    const { client } = await shared();
+    const result = await client.getPrompt({ name: 'summarize', arguments: { noteId: '2', style: 'detailed' } });
+    expect(result.description).toBe('Summary of "Shopping"');
+    expect(result.messages).toEqual([
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: { uri: 'notes://notes/2', mimeType: 'text/markdown', text: '# Shopping\n\nMilk, eggs, coffee beans.' },
+        },
+      },
+      { role: 'user', content: { type: 'text', text: 'Summarise the note above in detail.' } },
+    ]);
+    const brief = await client.getPrompt({ name: 'summarize', arguments: { noteId: '1' } });
+    expect(brief.messages[1]!.content).toEqual({ type: 'text', text: 'Summarise the note above in one sentence.' });
+  });
+
+  it('answers a missing required argument, a bad value and an unknown prompt with -32602', async () => {
+    const { client } = await shared();
+    await expectMcpError(client.getPrompt({ name: 'summarize', arguments: {} }), ErrorCode.InvalidParams, /noteId/);
+    await expectMcpError(client.getPrompt({ name: 'summarize', arguments: { noteId: '1', style: 'epic' } }), ErrorCode.InvalidParams, /style/);
+    await expectMcpError(client.getPrompt({ name: 'summarize', arguments: { noteId: '77' } }), ErrorCode.InvalidParams, /No note 77/);
+    await expectMcpError(client.getPrompt({ name: 'nope' }), ErrorCode.InvalidParams, /Unknown prompt: nope/);
+  });
+});
+
+describe('completion/complete', () => {
+  it('completes a prompt argument', async () => {
+    const { client } = await shared();
+    const style = await client.complete({ ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'style', value: 'd' } });
+    expect(style.completion).toEqual({ values: ['detailed'], total: 1, hasMore: false });
+    const ids = await client.complete({ ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'noteId', value: '' } });
+    expect(ids.completion.values).toEqual(['1', '2', '3']);
+  });
+
+  it('completes a resource template variable, and rejects an unknown argument with -32602', async () => {
+    const { client } = await shared();
+    const tag = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}' }, argument: { name: 'tag', value: 'p' } });
+    expect(tag.completion).toEqual({ values: ['planning'], total: 1, hasMore: false });
+    const all = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}' }, argument: { name: 'tag', value: '' } });
+    expect(all.completion.values).toEqual(['home', 'intro', 'planning', 'work']);
+    const id = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://notes/{id}' }, argument: { name: 'id', value: '3' } });
+    expect(id.completion.values).toEqual(['3']);
+    await expectMcpError(
+      client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}' }, argument: { name: 'colour', value: '' } }),
+      ErrorCode.InvalidParams,
+      /colour/,
+    );
+  });
+});
+
+describe('progress', () => {
+  it('reports increasing progress with a total through onprogress', async () => {
+    const { client, tap } = await connect(true, true); // see TapTransport: the last progress shares a chunk with the response
+    const seen: Progress[] = [];
+    const result = (await client.callTool({ name: 'export', arguments: { format: 'markdown', delayMs: 10 } }, undefined, {
+      onprogress: (p) => void seen.push(p),
+    })) as CallToolResult;
+    expect(seen).toEqual([
+      { progress: 1, total: 3, message: 'exported Welcome' },
+      { progress: 2, total: 3, message: 'exported Shopping' },
+      { progress: 3, total: 3, message: 'exported Release plan' },
+    ]);
+    expect(textOf(result)).toBe(
+      '# Welcome\n\nThis is the notes example served by mcpx.\n\n---\n\n# Shopping\n\nMilk, eggs, coffee beans.\n\n---\n\n# Release plan\n\nCut the release on Friday; write the changelog first.',
+    );
+    // The server echoed the SDK's progress token, and sent all progress before the response.
+    const call = tap.sent.find((m) => m.method === 'tools/call')!;
+    const token = call.params!._meta.progressToken;
+    expect(token).toBeDefined();
+    const progressIdx = tap.received.flatMap((m, i) => (m.method === 'notifications/progress' ? [i] : []));
+    expect(progressIdx).toHaveLength(3);
+    for (const i of progressIdx) expect(tap.received[i]!.params!.progressToken).toBe(token);
+    const responseIdx = tap.received.findIndex((m) => m.id === call.id);
+    expect(Math.max(...progressIdx)).toBeLessThan(responseIdx);
+  });
+
+  it('sends no progress when the request carries no progress token', async () => {
+    const peer = await shared();
+    const mark = peer.tap.received.length;
+    const result = (await peer.client.callTool({ name: 'export', arguments: { format: 'json', delayMs: 0 } })) as CallToolResult;
+    await settle(peer);
+    expect(textOf(result).split('\n')).toHaveLength(3);
+    expect(peer.tap.sent.filter((m) => m.method === 'tools/call').at(-1)!.params!._meta).toBeUndefined();
+    expect(peer.tap.received.slice(mark).some((m) => m.method === 'notifications/progress')).toBe(false);
+  });
+});
+
+describe('logging', () => {
+  it('sends info and above by default, everything at debug, and only warning and above at warning', async () => {
+    const peer = await connect();
+    const { client, logs } = peer;
+
+    // Default threshold (info): the create's info line arrives, search's debug line does not.
+    await client.callTool({ name: 'search', arguments: { query: 'x' } });
+    await client.callTool({ name: 'create', arguments: { title: 'A', body: 'b' } });
+    await settle(peer);
+    expect(logs).toEqual([{ level: 'info', data: { message: 'note created', id: '4' } }]);
+    logs.length = 0;
+
+    await client.setLoggingLevel('debug');
+    await client.callTool({ name: 'search', arguments: { query: 'milk' } });
+    await client.callTool({ name: 'append', arguments: { id: '2', line: 'Bread' } });
+    await client.callTool({ name: 'export', arguments: { format: 'json', delayMs: 0 } });
+    await settle(peer);
+    expect(logs).toEqual([
+      { level: 'debug', data: { message: 'search', query: 'milk', hits: 1 } },
+      { level: 'info', data: { message: 'note appended', id: '2' } },
+      { level: 'notice', data: { message: 'export finished', notes: 4 } },
+    ]);
+    logs.length = 0;
+
+    await client.setLoggingLevel('warning');
+    await client.callTool({ name: 'search', arguments: { query: 'milk' } });
+    await client.callTool({ name: 'create', arguments: { title: 'B', body: 'b' } });
+    await client.callTool({ name: 'export', arguments: { format: 'json', delayMs: 0 } });
+    await client.callTool({ name: 'delete', arguments: { id: '4' } });
+    await settle(peer);
+    expect(logs).toEqual([{ level: 'warning', data: { message: 'note deleted', id: '4' } }]);
+
+    // A level that does not exist is a -32602 that lists the valid ones; the threshold stays.
+    await expectMcpError(client.setLoggingLevel('loud' as 'debug'), ErrorCode.InvalidParams, /debug, info, notice, warning, error, critical, alert, emergency/);
+    logs.length = 0;
+    await client.callTool({ name: 'create', arguments: { title: 'C', body: 'b' } });
+    await settle(peer);
+    expect(logs).toEqual([]);
+  });
+});
+
+describe('cancellation', () => {
+  it('stops the slow export on AbortSignal, never answers it, and keeps serving', async () => {
+    const peer = await connect();
+    const { client, tap } = peer;
+    const controller = new AbortController();
+    const progress: Progress[] = [];
+    let firstProgress!: () => void;
+    const started = new Promise<void>((r) => (firstProgress = r));
+    const call = client.callTool({ name: 'export', arguments: { format: 'markdown', delayMs: 250 } }, undefined, {
+      signal: controller.signal,
+      onprogress: (p) => {
+        progress.push(p);
+        firstProgress();
+      },
+    });
+    const outcome = call.then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    await started;
+    controller.abort('user pressed stop');
+    const err = await outcome;
+    expect(err).not.toBe('resolved');
+    expect(String(err)).toMatch(/user pressed stop/);
+
+    // The SDK told the server, naming the request and the reason.
+    const request = tap.sent.find((m) => m.method === 'tools/call')!;
+    const cancelled = tap.sent.find((m) => m.method === 'notifications/cancelled')!;
+    expect(cancelled.params).toEqual({ requestId: request.id, reason: 'user pressed stop' });
+
+    // Had the export gone on, it would have finished ~500 ms later: wait past that.
+    await new Promise((r) => setTimeout(r, 700));
+    await settle(peer);
+    expect(tap.received.filter((m) => m.id === request.id)).toEqual([]);
+    expect(progress).toEqual([{ progress: 1, total: 3, message: 'exported Welcome' }]);
+    // No progress for it after the cancel, nor the "export finished" log line.
+    expect(tap.received.filter((m) => m.method === 'notifications/progress')).toHaveLength(1);
+    expect(peer.logs.filter((l) => (l.data as { message?: string }).message === 'export finished')).toEqual([]);
+
+    // The server keeps serving, the same tool included.
+    const again = (await client.callTool({ name: 'export', arguments: { format: 'json', delayMs: 0 } })) as CallToolResult;
+    expect(again.isError).toBeFalsy();
+    expect(textOf(again).split('\n')).toHaveLength(3);
+
+    // And the operator's log on stderr (JSON lines; pino writes asynchronously) says the request was cancelled, with the reason.
+    const cancelLine = () =>
+      peer
+        .stderr()
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => /cancel/i.test(String(l.msg)));
+    for (let i = 0; i < 20 && !cancelLine(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(cancelLine()).toMatchObject({ requestId: request.id, reason: 'user pressed stop' });
+  });
+});
+
+describe('notifications', () => {
+  it('sends resources/list_changed when a note is created, not when one is only edited', async () => {
+    const peer = await connect();
+    const { client } = peer;
+    let listChanged = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void listChanged++);
+
+    await client.callTool({ name: 'append', arguments: { id: '1', line: 'more' } });
+    await settle(peer);
+    expect(listChanged).toBe(0);
+
+    await client.callTool({ name: 'create', arguments: { title: 'New', body: 'text' } });
+    await settle(peer);
+    expect(listChanged).toBe(1);
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      uris.push(...page.resources.map((r) => r.uri));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(uris).toContain('notes://notes/4');
+
+    await client.callTool({ name: 'delete', arguments: { id: '4' } });
+    await settle(peer);
+    expect(listChanged).toBe(2);
+    // The deleted note's URI is gone from both the resource list and the template.
+    await expectMcpError(client.readResource({ uri: 'notes://notes/4' }), -32002, /notes:\/\/notes\/4/);
+    expect((await client.listResources({ cursor: (await client.listResources()).nextCursor! })).resources.map((r) => r.uri)).not.toContain(
+      'notes://notes/4',
+    );
+  });
+
+  it('sends resources/updated for a subscribed note until unsubscribed', async () => {
+    const peer = await connect();
+    const { client } = peer;
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+
+    await expect(client.subscribeResource({ uri: 'notes://notes/2' })).resolves.toEqual({});
+    await client.callTool({ name: 'append', arguments: { id: '2', line: 'Butter' } });
+    await client.callTool({ name: 'append', arguments: { id: '1', line: 'not subscribed' } });
+    await settle(peer);
+    expect(updated).toEqual(['notes://notes/2']);
+    const read = await client.readResource({ uri: 'notes://notes/2' });
+    expect((read.contents[0] as { text: string }).text).toBe('# Shopping\n\nMilk, eggs, coffee beans.\nButter');
+
+    await expect(client.unsubscribeResource({ uri: 'notes://notes/2' })).resolves.toEqual({});
+    await client.callTool({ name: 'append', arguments: { id: '2', line: 'Jam' } });
+    await settle(peer);
+    expect(updated).toEqual(['notes://notes/2']);
+
+    // Subscribing to a URI the server cannot read is a -32002.
+    await expectMcpError(client.subscribeResource({ uri: 'notes://elsewhere' }), -32002, /notes:\/\/elsewhere/);
+  });
+});
+
+describe('shutdown', () => {
+  it('exits promptly when the client closes stdin', async () => {
+    const { client, tap } = await connect();
+    const started = Date.now();
+    let exited = false;
+    const inner = tap.inner;
+    const prev = inner.onclose;
+    inner.onclose = () => {
+      exited = true;
+      prev?.();
+    };
+    await client.close();
+    // StdioClientTransport.close ends stdin and escalates to SIGTERM only after 2 s: the server must beat that.
+    expect(Date.now() - started).toBeLessThan(1900);
+    expect(exited).toBe(true);
+  });
+});
