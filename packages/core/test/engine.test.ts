@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { Writable } from 'node:stream';
 import { IsString } from 'class-validator';
 import pino from 'pino';
-import { RpcError, TestClient, connect } from '@mcpx/testing';
+import { TestClient, connect, rpcErrorOf, memoryLogger } from '@mcpx/testing';
 import {
   ErrorCode,
   McpError,
@@ -21,16 +20,6 @@ import {
 const quiet = { logger: pino({ level: 'silent' }) };
 
 /** A pino logger writing JSON lines to memory. */
-function memoryLogger() {
-  const lines: Record<string, any>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
 /** A session driven with raw JSON-RPC, recording everything the server writes. */
 function rawSession(engine: McpEngine): { session: Session; sent: JsonRpcMessage[]; send: (msg: object) => Promise<void> } {
@@ -47,15 +36,6 @@ const initParams = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(RpcError);
-    return err as RpcError;
-  }
-  throw new Error('expected an RpcError');
-}
 
 class NameArgs {
   @IsString() name!: string;
@@ -147,12 +127,12 @@ describe('capabilities come from the registry', () => {
     const client = await connect(new ToolsOnly(), quiet);
     expect(client.initializeResult?.capabilities).toEqual({ logging: {}, tools: { listChanged: true } });
     for (const method of ['prompts/list', 'resources/list', 'resources/templates/list']) {
-      const error = await rpcError(client.request(method));
+      const error = await rpcErrorOf(client.request(method));
       expect(error.code).toBe(-32601);
     }
-    expect((await rpcError(client.request('prompts/get', { name: 'x' }))).code).toBe(-32601);
-    expect((await rpcError(client.request('resources/read', { uri: 'mem://x' }))).code).toBe(-32601);
-    expect((await rpcError(client.complete({ type: 'ref/prompt', name: 'x' }, { name: 'a', value: '' }))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.request('prompts/get', { name: 'x' }))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.request('resources/read', { uri: 'mem://x' }))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.complete({ type: 'ref/prompt', name: 'x' }, { name: 'a', value: '' }))).code).toBe(-32601);
   });
 
   it('declares prompts, resources and completions when there are some', async () => {
@@ -179,8 +159,8 @@ describe('capabilities come from the registry', () => {
       completions: {},
       resources: { subscribe: true, listChanged: true },
     });
-    expect((await rpcError(client.request('tools/list'))).code).toBe(-32601);
-    expect((await rpcError(client.callTool('x'))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.request('tools/list'))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.callTool('x'))).code).toBe(-32601);
   });
 
   it('declares no completions for fixed resources only', async () => {
@@ -205,7 +185,7 @@ describe('lifecycle errors', () => {
     const client = new TestClient(createEngine(new FullServer(), quiet));
     expect(await client.ping()).toEqual({});
     for (const method of ['tools/list', 'resources/list', 'prompts/list', 'logging/setLevel']) {
-      const error = await rpcError(client.request(method, method === 'logging/setLevel' ? { level: 'debug' } : undefined));
+      const error = await rpcErrorOf(client.request(method, method === 'logging/setLevel' ? { level: 'debug' } : undefined));
       expect(error.code).toBe(-32600);
       expect(error.message).toContain('initialize');
     }
@@ -226,16 +206,16 @@ describe('lifecycle errors', () => {
 
   it('refuses a second initialize', async () => {
     const client = await connect(new ToolsOnly(), quiet);
-    const error = await rpcError(client.initialize());
+    const error = await rpcErrorOf(client.initialize());
     expect(error.code).toBe(-32600);
     expect(client.session.protocolVersion).toBe('2025-11-25');
   });
 
   it('answers an unknown method with -32601, before and after initialize', async () => {
     const client = new TestClient(createEngine(new ToolsOnly(), quiet));
-    expect((await rpcError(client.request('tools/frobnicate'))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.request('tools/frobnicate'))).code).toBe(-32601);
     await client.initialize();
-    const error = await rpcError(client.request('sampling/createMessage'));
+    const error = await rpcErrorOf(client.request('sampling/createMessage'));
     expect(error.code).toBe(-32601);
     expect(error.message).toContain('sampling/createMessage');
   });
@@ -307,7 +287,7 @@ describe('handler errors', () => {
   it('turns a plain Error into -32603 without leaking its text, and logs it', async () => {
     const { logger, lines } = memoryLogger();
     const client = await connect(new FullServer(), { logger });
-    const error = await rpcError(client.readResource('mem://boom'));
+    const error = await rpcErrorOf(client.readResource('mem://boom'));
     expect(error.code).toBe(ErrorCode.InternalError);
     expect(error.message).not.toContain('hunter2');
     expect(error.message).not.toContain('secret');
@@ -325,7 +305,7 @@ describe('handler errors', () => {
   it('turns an Error thrown by a prompt into -32603 as well', async () => {
     const { logger, lines } = memoryLogger();
     const client = await connect(new FullServer(), { logger });
-    const error = await rpcError(client.getPrompt('crash'));
+    const error = await rpcErrorOf(client.getPrompt('crash'));
     expect(error.code).toBe(-32603);
     expect(error.message).not.toContain('exploded');
     expect(lines.some((l) => l.msg === 'request failed' && l.err?.message === 'prompt internals exploded')).toBe(true);
@@ -333,9 +313,9 @@ describe('handler errors', () => {
 
   it('answers an McpError thrown by a resource handler with its code, message and data', async () => {
     const client = await connect(new FullServer(), quiet);
-    const gone = await rpcError(client.readResource('mem://gone'));
+    const gone = await rpcErrorOf(client.readResource('mem://gone'));
     expect(gone).toMatchObject({ code: -32002, message: 'It went away', data: { uri: 'mem://gone', reason: 'deleted' } });
-    const custom = await rpcError(client.readResource('mem://custom'));
+    const custom = await rpcErrorOf(client.readResource('mem://custom'));
     expect(custom.code).toBe(-32099);
     expect(custom.message).toBe('Custom failure');
     expect(custom.data).toBeUndefined();

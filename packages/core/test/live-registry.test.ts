@@ -1,20 +1,11 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import pino from 'pino';
-import { RpcError, TestClient } from '@mcpx/testing';
+import { TestClient, rpcErrorOf } from '@mcpx/testing';
 import { McpServer, Prompt, Resource, ResourceTemplate, Tool, createEngine, type McpEngine, type RequestContext } from '../src';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(RpcError);
-    return err as RpcError;
-  }
-  throw new Error('expected an RpcError');
-}
 
 /** Lets queued deliveries (setImmediate) and microtasks (the coalesced flush) run. */
 async function settle(rounds = 5): Promise<void> {
@@ -116,7 +107,7 @@ describe('live registry', () => {
     expect((await first.listAll('tools')).map((t) => t.name)).toEqual(['base', 'touch', 'fresh']);
     expect(await first.callTool('fresh')).toEqual({ content: [{ type: 'text', text: 'fresh via tools/call' }] });
     server.registry.tools.disable('fresh');
-    expect((await rpcError(first.callTool('fresh'))).code).toBe(-32602);
+    expect((await rpcErrorOf(first.callTool('fresh'))).code).toBe(-32602);
     server.registry.tools.remove('fresh');
     expect((await first.listAll('tools')).map((t) => t.name)).toEqual(['base', 'touch']);
   });

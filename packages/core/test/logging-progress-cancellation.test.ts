@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { Writable } from 'node:stream';
 import { IsArray, IsNumber } from 'class-validator';
 import pino from 'pino';
-import { RpcError, TestClient, connect } from '@mcpx/testing';
+import { TestClient, connect, rpcErrorOf, memoryLogger } from '@mcpx/testing';
 import {
   CancelledError,
   McpServer,
@@ -15,26 +14,7 @@ import {
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-function memoryLogger() {
-  const lines: Record<string, any>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
-async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(RpcError);
-    return err as RpcError;
-  }
-  throw new Error('expected an RpcError');
-}
 
 /** Records everything the session writes to the client, in order. */
 function tap(client: TestClient): JsonRpcMessage[] {
@@ -197,7 +177,7 @@ describe('logging', () => {
 
   it.each([['verbose'], ['INFO'], [3], [undefined]])('answers logging/setLevel with level %p with -32602', async (level) => {
     const client = await connect(new Worker(), quiet);
-    const error = await rpcError(client.request('logging/setLevel', level === undefined ? {} : { level }));
+    const error = await rpcErrorOf(client.request('logging/setLevel', level === undefined ? {} : { level }));
     expect(error.code).toBe(-32602);
     expect(client.session.logLevel).toBe('info');
   });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import pino from 'pino';
-import { RpcError, TestClient, connect } from '@mcpx/testing';
+import { TestClient, connect, rpcErrorOf } from '@mcpx/testing';
 import { McpServer, Prompt, Resource, ResourceTemplate, Server, Tool, createEngine } from '../src';
 
 const quiet = { logger: pino({ level: 'silent' }) };
@@ -70,15 +70,6 @@ async function page(client: TestClient, kind: (typeof KINDS)[number], cursor?: s
   return { items: result[kind.key].map(kind.id), nextCursor: result.nextCursor };
 }
 
-async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(RpcError);
-    return err as RpcError;
-  }
-  throw new Error('expected an RpcError');
-}
 
 describe('pagination', () => {
   let server: Paged;
@@ -201,11 +192,11 @@ describe('pagination', () => {
       const tools = await page(client, KINDS[0]);
       const resources = await page(client, KINDS[1]);
       for (const method of ['prompts/list', 'resources/list', 'resources/templates/list']) {
-        expect((await rpcError(client.request(method, { cursor: tools.nextCursor }))).code).toBe(-32602);
+        expect((await rpcErrorOf(client.request(method, { cursor: tools.nextCursor }))).code).toBe(-32602);
       }
       // resources and resource templates are separate lists
-      expect((await rpcError(client.request('resources/templates/list', { cursor: resources.nextCursor }))).code).toBe(-32602);
-      expect((await rpcError(client.request('tools/list', { cursor: resources.nextCursor }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('resources/templates/list', { cursor: resources.nextCursor }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('tools/list', { cursor: resources.nextCursor }))).code).toBe(-32602);
     });
 
     it.each([
@@ -216,14 +207,14 @@ describe('pagination', () => {
       ['zero', Buffer.from('tools:0').toString('base64url')],
       ['a negative position', Buffer.from('tools:-1').toString('base64url')],
     ])('rejects %s', async (_what, cursor) => {
-      const error = await rpcError(client.request('tools/list', { cursor }));
+      const error = await rpcErrorOf(client.request('tools/list', { cursor }));
       expect(error.code).toBe(-32602);
       expect(error.message).toMatch(/cursor/i);
     });
 
     it('rejects a cursor that is not a string', async () => {
-      expect((await rpcError(client.request('tools/list', { cursor: 3 }))).code).toBe(-32602);
-      expect((await rpcError(client.request('prompts/list', { cursor: { page: 2 } }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('tools/list', { cursor: 3 }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('prompts/list', { cursor: { page: 2 } }))).code).toBe(-32602);
     });
 
     it('cursors of one engine are not valid on a fresh one with fewer entries', async () => {
@@ -238,7 +229,7 @@ describe('pagination', () => {
       const small = createEngine(new Small(), quiet);
       const other = new TestClient(small);
       await other.initialize();
-      expect((await rpcError(other.request('tools/list', { cursor: second.nextCursor }))).code).toBe(-32602);
+      expect((await rpcErrorOf(other.request('tools/list', { cursor: second.nextCursor }))).code).toBe(-32602);
     });
   });
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import pino from 'pino';
-import { RpcError, connect, type TestClient } from '@mcpx/testing';
+import { connect, type TestClient, rpcErrorOf } from '@mcpx/testing';
 import {
   Complete,
   Field,
@@ -20,15 +20,6 @@ import {
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(RpcError);
-    return err as RpcError;
-  }
-  throw new Error('expected an RpcError');
-}
 
 class SummarizeArgs {
   @Field({ title: 'Note', description: 'The id of the note' }) @IsString() noteId!: string;
@@ -199,18 +190,18 @@ describe('prompts', () => {
     });
 
     it('answers a missing required argument with -32602', async () => {
-      const error = await rpcError(client.getPrompt('summarize', { style: 'brief' }));
+      const error = await rpcErrorOf(client.getPrompt('summarize', { style: 'brief' }));
       expect(error.code).toBe(-32602);
       expect(error.message).toContain('noteId');
       expect((error.data as { issues: { path: string }[] }).issues.map((i) => i.path)).toContain('noteId');
-      const none = await rpcError(client.getPrompt('summarize'));
+      const none = await rpcErrorOf(client.getPrompt('summarize'));
       expect(none.code).toBe(-32602);
       expect(server.received).toHaveLength(0);
     });
 
     it('answers an invalid or unknown argument with -32602', async () => {
-      expect((await rpcError(client.getPrompt('summarize', { noteId: 'n', style: 'epic' }))).code).toBe(-32602);
-      const unknown = await rpcError(client.getPrompt('summarize', { noteId: 'n', mood: 'happy' }));
+      expect((await rpcErrorOf(client.getPrompt('summarize', { noteId: 'n', style: 'epic' }))).code).toBe(-32602);
+      const unknown = await rpcErrorOf(client.getPrompt('summarize', { noteId: 'n', mood: 'happy' }));
       expect(unknown.code).toBe(-32602);
       expect(unknown.message).toContain('mood');
     });
@@ -222,24 +213,24 @@ describe('prompts', () => {
         { role: 'assistant', content: { type: 'text', text: 'Focusing on everything' } },
       ]);
       expect(server.received[0]).toEqual({ code: 'x = 1' });
-      const missing = await rpcError(client.getPrompt('review', { focus: 'naming' }));
+      const missing = await rpcErrorOf(client.getPrompt('review', { focus: 'naming' }));
       expect(missing.code).toBe(-32602);
       expect(missing.message).toContain('code');
-      const unknown = await rpcError(client.getPrompt('review', { code: 'x', other: 'y' }));
+      const unknown = await rpcErrorOf(client.getPrompt('review', { code: 'x', other: 'y' }));
       expect(unknown.code).toBe(-32602);
       expect(unknown.message).toContain('other');
-      const notString = await rpcError(client.request('prompts/get', { name: 'review', arguments: { code: 5 } }));
+      const notString = await rpcErrorOf(client.request('prompts/get', { name: 'review', arguments: { code: 5 } }));
       expect(notString.code).toBe(-32602);
     });
 
     it('answers an unknown prompt with -32602', async () => {
-      const error = await rpcError(client.getPrompt('nope'));
+      const error = await rpcErrorOf(client.getPrompt('nope'));
       expect(error.code).toBe(-32602);
       expect(error.message).toContain('nope');
     });
 
     it('answers non-object arguments with -32602', async () => {
-      expect((await rpcError(client.request('prompts/get', { name: 'review', arguments: ['x'] }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('prompts/get', { name: 'review', arguments: ['x'] }))).code).toBe(-32602);
     });
 
     it('shapes message lists with mixed entries', async () => {
@@ -324,7 +315,7 @@ describe('completion/complete', () => {
       client.complete({ type: 'ref/resource', uri: 'mem://unknown/{x}' }, { name: 'x', value: '' }),
       client.complete({ type: 'ref/resource', uri: 'mem://repos/{owner}/{repo}' }, { name: 'branch', value: '' }),
     ];
-    for (const pending of cases) expect((await rpcError(pending)).code).toBe(-32602);
+    for (const pending of cases) expect((await rpcErrorOf(pending)).code).toBe(-32602);
   });
 
   it('answers malformed requests with -32602', async () => {
@@ -335,6 +326,6 @@ describe('completion/complete', () => {
       { ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'style' } },
       { ref: 'summarize', argument: { name: 'style', value: '' } },
     ];
-    for (const params of bad) expect((await rpcError(client.request('completion/complete', params))).code).toBe(-32602);
+    for (const params of bad) expect((await rpcErrorOf(client.request('completion/complete', params))).code).toBe(-32602);
   });
 });

@@ -1,19 +1,10 @@
 import 'reflect-metadata';
 import pino from 'pino';
-import { RpcError, connect, type TestClient } from '@mcpx/testing';
+import { connect, type TestClient, rpcErrorOf } from '@mcpx/testing';
 import { McpServer, Resource, ResourceTemplate, type ReadResourceResult, type RequestContext } from '../src';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(RpcError);
-    return err as RpcError;
-  }
-  throw new Error('expected an RpcError');
-}
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
 
@@ -157,7 +148,7 @@ describe('resources', () => {
 
     it('answers -32002 with the uri when the template handler returns undefined or null', async () => {
       for (const uri of ['mem://users/ada/posts/missing', 'mem://users/ada/posts/null']) {
-        const error = await rpcError(client.readResource(uri));
+        const error = await rpcErrorOf(client.readResource(uri));
         expect(error.code).toBe(-32002);
         expect(error.data).toEqual({ uri });
         expect(error.message).toContain(uri);
@@ -167,18 +158,18 @@ describe('resources', () => {
 
   describe('unknown resources', () => {
     it('answers -32002 with data.uri for a URI nothing matches', async () => {
-      const error = await rpcError(client.readResource('other://nothing'));
+      const error = await rpcErrorOf(client.readResource('other://nothing'));
       expect(error).toMatchObject({ code: -32002, data: { uri: 'other://nothing' } });
     });
 
     it('answers -32002 for a disabled resource', async () => {
       server.registry.resources.disable('mem://plain');
-      expect((await rpcError(client.readResource('mem://plain'))).code).toBe(-32002);
+      expect((await rpcErrorOf(client.readResource('mem://plain'))).code).toBe(-32002);
     });
 
     it('answers -32602 when the uri is missing', async () => {
-      expect((await rpcError(client.request('resources/read', {}))).code).toBe(-32602);
-      expect((await rpcError(client.request('resources/read', { uri: 1 }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('resources/read', {}))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('resources/read', { uri: 1 }))).code).toBe(-32602);
     });
   });
 
@@ -192,7 +183,7 @@ describe('resources', () => {
     });
 
     it('answers -32002 with the uri for a subscription to an unknown URI', async () => {
-      const error = await rpcError(client.subscribe('other://nothing'));
+      const error = await rpcErrorOf(client.subscribe('other://nothing'));
       expect(error).toMatchObject({ code: -32002, data: { uri: 'other://nothing' } });
       expect(client.session.subscriptions.size).toBe(0);
     });
@@ -239,7 +230,7 @@ describe('resource edge cases', () => {
 
   it('a fixed resource whose handler returns nothing reads as not found (-32002)', async () => {
     const client = await connect(new Edge(), quiet);
-    const err = await rpcError(client.readResource('mem://gone'));
+    const err = await rpcErrorOf(client.readResource('mem://gone'));
     expect(err.code).toBe(-32002);
     expect(err.data).toEqual({ uri: 'mem://gone' });
   });
@@ -247,7 +238,7 @@ describe('resource edge cases', () => {
   it('subscribe and unsubscribe answer -32601 when the server declares no subscribe capability', async () => {
     const client = await connect(new Edge(), { ...quiet, capabilities: { resources: { subscribe: false, listChanged: true } } });
     expect(client.initializeResult?.capabilities.resources).toEqual({ subscribe: false, listChanged: true });
-    expect((await rpcError(client.subscribe('mem://gone'))).code).toBe(-32601);
-    expect((await rpcError(client.unsubscribe('mem://gone'))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.subscribe('mem://gone'))).code).toBe(-32601);
+    expect((await rpcErrorOf(client.unsubscribe('mem://gone'))).code).toBe(-32601);
   });
 });

@@ -1,9 +1,7 @@
 import 'reflect-metadata';
-import { Writable } from 'node:stream';
 import { ArrayMinSize, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
-import pino from 'pino';
-import { RpcError, connect, type TestClient } from '@mcpx/testing';
+import { connect, type TestClient, rpcErrorOf, memoryLogger } from '@mcpx/testing';
 import {
   Field,
   McpError,
@@ -18,26 +16,7 @@ import {
   type RequestContext,
 } from '../src';
 
-function memoryLogger() {
-  const lines: Record<string, any>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
-async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(RpcError);
-    return err as RpcError;
-  }
-  throw new Error('expected an RpcError');
-}
 
 const textOf = (result: CallToolResult) => result.content.map((c) => (c as { text: string }).text).join('\n');
 
@@ -239,21 +218,21 @@ describe('tools/call', () => {
       ['a number', 5],
       ['null', null],
     ])('answers arguments that are %s with -32602', async (_what, args) => {
-      const error = await rpcError(client.request('tools/call', { name: 'search', arguments: args }));
+      const error = await rpcErrorOf(client.request('tools/call', { name: 'search', arguments: args }));
       expect(error.code).toBe(-32602);
       expect(error.message).toContain('arguments');
       expect(server.seen).toHaveLength(0);
     });
 
     it('answers an unknown tool with -32602', async () => {
-      const error = await rpcError(client.callTool('nope', {}));
+      const error = await rpcErrorOf(client.callTool('nope', {}));
       expect(error.code).toBe(-32602);
       expect(error.message).toContain('nope');
     });
 
     it('answers a missing or non-string name with -32602', async () => {
-      expect((await rpcError(client.request('tools/call', { arguments: {} }))).code).toBe(-32602);
-      expect((await rpcError(client.request('tools/call', { name: 3 }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('tools/call', { arguments: {} }))).code).toBe(-32602);
+      expect((await rpcErrorOf(client.request('tools/call', { name: 3 }))).code).toBe(-32602);
     });
 
     it('passes valid arguments as an instance of the input class', async () => {
@@ -358,12 +337,12 @@ describe('tools/call', () => {
 
     it('validates a raw outputSchema', async () => {
       expect((await client.callTool('rawOutput')).structuredContent).toEqual({ sum: 3 });
-      const error = await rpcError(client.callTool('rawOutputBad'));
+      const error = await rpcErrorOf(client.callTool('rawOutputBad'));
       expect(error.code).toBe(-32603);
     });
 
     it.each(['badOutput', 'arrayOutput'])('answers %s, a result that breaks the output schema, with -32603 and logs the tool', async (name) => {
-      const error = await rpcError(client.callTool(name));
+      const error = await rpcErrorOf(client.callTool(name));
       expect(error.code).toBe(-32603);
       expect(error.message).toContain(name);
       const logged = lines.find((l) => l.level === 50 && l.tool === name);
@@ -389,7 +368,7 @@ describe('tools/call', () => {
     });
 
     it('answers a thrown McpError with that protocol error', async () => {
-      const error = await rpcError(client.callTool('protocolError'));
+      const error = await rpcErrorOf(client.callTool('protocolError'));
       expect(error).toMatchObject({ code: -32602, message: 'bad combination', data: { field: 'x' } });
     });
   });

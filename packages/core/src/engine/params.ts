@@ -1,5 +1,6 @@
 import { McpError } from '../protocol/errors';
 import type { ServerCapabilities } from '../protocol/types';
+import type { EntryList } from '../registry/entry-list';
 import type { RequestContext } from './context';
 
 /** Small, allocation-free checks for request params; each failure is a -32602 that says what was wrong. */
@@ -34,4 +35,12 @@ export function typeOf(value: unknown): string {
 /** Methods of a capability the server did not declare answer -32601, as if they did not exist. */
 export function requireCapability(ctx: RequestContext, capability: keyof ServerCapabilities): void {
   if (!ctx.session.serverCapabilities[capability]) throw McpError.methodNotFound(ctx.method);
+}
+
+/** One page of a list method: `{ [key]: definitions, nextCursor? }`. */
+export function listPage(list: EntryList<{ definition: object }>, params: Record<string, unknown>, ctx: RequestContext, key: string): Record<string, unknown> {
+  const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.session.engine.options.pageSize);
+  const result: Record<string, unknown> = { [key]: page.items.map((e) => e.definition) };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return result;
 }

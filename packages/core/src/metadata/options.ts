@@ -1,14 +1,9 @@
-import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations } from '../protocol/types';
+import type { Icon, Implementation, Meta, PromptArgument, Resource, ResourceTemplate, TaskSupport, ToolAnnotations } from '../protocol/types';
 import type { JsonSchema } from '../schema/json-schema';
 
 /** What `@Server` accepts: the server's identity and its instructions to the model. */
-export interface ServerOptions {
-  name: string;
-  version: string;
-  title?: string;
-  description?: string;
-  icons?: Icon[];
-  websiteUrl?: string;
+export interface ServerOptions extends Implementation {
+  /** Told to the client at initialize: how the model should use this server. */
   instructions?: string;
 }
 
@@ -39,38 +34,19 @@ export interface ToolOptions {
   taskSupport?: TaskSupport;
 }
 
-export interface ResourceOptions {
-  uri: string;
-  /** Defaults to the method name. */
+/** A resource's listed fields; `name` defaults to the method name. */
+export interface ResourceOptions extends Omit<Resource, 'name'> {
   name?: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  icons?: Icon[];
-  annotations?: Annotations;
-  _meta?: Meta;
 }
 
-export interface ResourceTemplateOptions {
-  uriTemplate: string;
+/** A template's listed fields; `name` defaults to the method name. */
+export interface ResourceTemplateOptions extends Omit<ResourceTemplate, 'name'> {
   name?: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  icons?: Icon[];
-  annotations?: Annotations;
-  _meta?: Meta;
   /** Completers for template variables, keyed by variable name. Called with `this` bound to the server. */
   complete?: Record<string, Completer>;
 }
 
-export interface PromptArgumentOptions {
-  name: string;
-  title?: string;
-  description?: string;
-  required?: boolean;
-}
+export type PromptArgumentOptions = PromptArgument;
 
 export interface PromptOptions {
   name?: string;

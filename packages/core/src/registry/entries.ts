@@ -78,39 +78,13 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
       `${source}: tool name "${spec.name}" breaks the spec's naming guidance (1-128 characters of A-Z a-z 0-9 _ - .)`,
     );
   }
-  if (spec.input && spec.inputSchema) throw new DefinitionError(`${source}: give either "input" or "inputSchema", not both`);
-  if (spec.output && spec.outputSchema) throw new DefinitionError(`${source}: give either "output" or "outputSchema", not both`);
-
-  let inputSchema: JsonSchema;
-  let check: Validator;
-  if (spec.input) {
-    inputSchema = classToJsonSchema(spec.input);
-    const cls = spec.input;
-    check = (value) => validateInput(cls, value);
-  } else if (spec.inputSchema) {
-    if (spec.inputSchema.type !== 'object') {
-      throw new DefinitionError(`${source}: inputSchema must be an object schema ("type": "object")`);
-    }
-    inputSchema = spec.inputSchema;
-    check = schemaValidator(spec.inputSchema, source);
-  } else {
-    inputSchema = NO_INPUT_SCHEMA;
-    check = schemaValidator(NO_INPUT_SCHEMA, source);
-  }
-
-  let outputSchema: JsonSchema | undefined;
-  let checkOutput: Validator | undefined;
-  if (spec.output) {
-    outputSchema = classToJsonSchema(spec.output);
-    const cls = spec.output;
-    checkOutput = (value) => validateOutput(cls, value);
-  } else if (spec.outputSchema) {
-    if (spec.outputSchema.type !== 'object') {
-      throw new DefinitionError(`${source}: outputSchema must be an object schema ("type": "object")`);
-    }
-    outputSchema = spec.outputSchema;
-    checkOutput = schemaValidator(spec.outputSchema, source);
-  }
+  const input = schemaAndValidator(spec.input, spec.inputSchema, 'input', source) ?? {
+    schema: NO_INPUT_SCHEMA,
+    validate: schemaValidator(NO_INPUT_SCHEMA, source),
+  };
+  const output = schemaAndValidator(spec.output, spec.outputSchema, 'output', source);
+  const inputSchema = input.schema;
+  const outputSchema = output?.schema;
 
   const definition: Tool = compact({
     name: spec.name,
@@ -123,7 +97,24 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     execution: spec.taskSupport && spec.taskSupport !== 'forbidden' ? { taskSupport: spec.taskSupport } : undefined,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, validateInput: check, validateOutput: checkOutput, source };
+  return { definition, handler: spec.handler, validateInput: input.validate, validateOutput: output?.validate, source };
+}
+
+/** A tool's input or output: from a class (rules → schema + class-validator) or a raw JSON Schema. */
+function schemaAndValidator(
+  cls: InputClass | undefined,
+  raw: JsonSchema | undefined,
+  role: 'input' | 'output',
+  source: string,
+): { schema: JsonSchema; validate: Validator } | undefined {
+  if (cls && raw) throw new DefinitionError(`${source}: give either "${role}" or "${role}Schema", not both`);
+  if (cls) {
+    const validate = role === 'input' ? validateInput : validateOutput;
+    return { schema: classToJsonSchema(cls), validate: (value) => validate(cls, value) };
+  }
+  if (!raw) return undefined;
+  if (raw.type !== 'object') throw new DefinitionError(`${source}: ${role}Schema must be an object schema ("type": "object")`);
+  return { schema: raw, validate: schemaValidator(raw, source) };
 }
 
 function schemaValidator(schema: JsonSchema, source: string): Validator {

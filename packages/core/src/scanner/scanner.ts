@@ -13,6 +13,7 @@ import {
   type TemplateEntry,
   type ToolEntry,
 } from '../registry/entries';
+import type { EntryList } from '../registry/entry-list';
 import { Registry } from '../registry/registry';
 
 /** What one decorated object yields: its entries, ready for a registry. */
@@ -115,29 +116,18 @@ export function scanObject(instance: object): ScannedEntries {
 export function buildRegistry(instances: readonly object[]): Registry {
   const registry = new Registry();
   const origin = new Map<string, string>();
-  const claim = (key: string, source: string, what: string) => {
-    const other = origin.get(key);
-    if (other) throw new DefinitionError(`${source}: duplicate ${what}, also declared by ${other}`);
-    origin.set(key, source);
+  const add = <T extends { source: string }>(list: EntryList<T>, entry: T, key: string, what: string) => {
+    const other = origin.get(`${list.kind}:${key}`);
+    if (other) throw new DefinitionError(`${entry.source}: duplicate ${what} "${key}", also declared by ${other}`);
+    origin.set(`${list.kind}:${key}`, entry.source);
+    list.add(key, entry);
   };
   for (const instance of instances) {
     const scanned = scanObject(instance);
-    for (const e of scanned.tools) {
-      claim(`tool:${e.definition.name}`, e.source, `tool name "${e.definition.name}"`);
-      registry.tools.add(e.definition.name, e);
-    }
-    for (const e of scanned.resources) {
-      claim(`resource:${e.definition.uri}`, e.source, `resource URI "${e.definition.uri}"`);
-      registry.resources.add(e.definition.uri, e);
-    }
-    for (const e of scanned.templates) {
-      claim(`template:${e.definition.uriTemplate}`, e.source, `URI template "${e.definition.uriTemplate}"`);
-      registry.templates.add(e.definition.uriTemplate, e);
-    }
-    for (const e of scanned.prompts) {
-      claim(`prompt:${e.definition.name}`, e.source, `prompt name "${e.definition.name}"`);
-      registry.prompts.add(e.definition.name, e);
-    }
+    for (const e of scanned.tools) add(registry.tools, e, e.definition.name, 'tool name');
+    for (const e of scanned.resources) add(registry.resources, e, e.definition.uri, 'resource URI');
+    for (const e of scanned.templates) add(registry.templates, e, e.definition.uriTemplate, 'URI template');
+    for (const e of scanned.prompts) add(registry.prompts, e, e.definition.name, 'prompt name');
   }
   return registry;
 }

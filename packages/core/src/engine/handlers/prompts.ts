@@ -2,15 +2,11 @@ import { McpError } from '../../protocol/errors';
 import { toGetPromptResult } from '../../content/normalize';
 import { formatIssues } from '../../schema/class-validation';
 import type { MethodHandler } from '../engine';
-import { objectParam, optionalString, requireCapability, stringParam } from '../params';
+import { listPage, objectParam, requireCapability, stringParam } from '../params';
 
 export const listPrompts: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'prompts');
-  const engine = ctx.session.engine;
-  const page = engine.registry.prompts.page(optionalString(params, 'cursor', 'prompts/list'), engine.options.pageSize);
-  const result: Record<string, unknown> = { prompts: page.items.map((e) => e.definition) };
-  if (page.nextCursor) result.nextCursor = page.nextCursor;
-  return result;
+  return listPage(ctx.session.engine.registry.prompts, params, ctx, 'prompts');
 };
 
 /** prompts/get: unknown prompt or bad arguments are protocol errors (-32602), as the spec lists. */

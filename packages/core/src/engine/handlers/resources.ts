@@ -1,24 +1,16 @@
 import { McpError } from '../../protocol/errors';
 import { toReadResourceResult } from '../../content/normalize';
 import type { MethodHandler } from '../engine';
-import { optionalString, requireCapability, stringParam } from '../params';
+import { listPage, requireCapability, stringParam } from '../params';
 
 export const listResources: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'resources');
-  const engine = ctx.session.engine;
-  const page = engine.registry.resources.page(optionalString(params, 'cursor', 'resources/list'), engine.options.pageSize);
-  const result: Record<string, unknown> = { resources: page.items.map((e) => e.definition) };
-  if (page.nextCursor) result.nextCursor = page.nextCursor;
-  return result;
+  return listPage(ctx.session.engine.registry.resources, params, ctx, 'resources');
 };
 
 export const listResourceTemplates: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'resources');
-  const engine = ctx.session.engine;
-  const page = engine.registry.templates.page(optionalString(params, 'cursor', 'resources/templates/list'), engine.options.pageSize);
-  const result: Record<string, unknown> = { resourceTemplates: page.items.map((e) => e.definition) };
-  if (page.nextCursor) result.nextCursor = page.nextCursor;
-  return result;
+  return listPage(ctx.session.engine.registry.templates, params, ctx, 'resourceTemplates');
 };
 
 /** resources/read: an exact resource first, then the first template that matches the URI. */

@@ -1,15 +1,11 @@
 import { McpError } from '../../protocol/errors';
 import type { MethodHandler } from '../engine';
 import { invokeTool } from '../invoke-tool';
-import { objectParam, optionalString, requireCapability, stringParam } from '../params';
+import { listPage, objectParam, requireCapability, stringParam } from '../params';
 
 export const listTools: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'tools');
-  const engine = ctx.session.engine;
-  const page = engine.registry.tools.page(optionalString(params, 'cursor', 'tools/list'), engine.options.pageSize);
-  const result: Record<string, unknown> = { tools: page.items.map((e) => e.definition) };
-  if (page.nextCursor) result.nextCursor = page.nextCursor;
-  return result;
+  return listPage(ctx.session.engine.registry.tools, params, ctx, 'tools');
 };
 
 export const callTool: MethodHandler = async (params, ctx) => {
