@@ -29,3 +29,6 @@ export { RequestContext, RequestContext as ToolContext } from './engine/context'
 export type { MessageChannel } from './engine/channel';
 export { McpLogger } from './engine/mcp-logger';
 export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
+
+// Stores
+export { InMemoryEventStore, eventId, parseEventId, type EventStore, type StoredEvent } from './stores/event-store';

@@ -9,4 +9,10 @@ export interface MessageChannel {
   send(message: JsonRpcMessage): void;
   /** False once the channel can carry nothing more (the stream closed). */
   readonly open?: boolean;
+  /**
+   * Closes the connection under the channel without ending its stream (SSE polling, SEP-1699):
+   * the client reconnects after `retryMs` and resumes from the last event id. Absent where the
+   * transport has no resumable streams.
+   */
+  closeConnection?(retryMs?: number): void;
 }

@@ -69,6 +69,17 @@ export class RequestContext {
     this.channel.send({ jsonrpc: '2.0', method: 'notifications/progress', params });
   }
 
+  /**
+   * Closes the connection carrying this request's stream, keeping the stream (HTTP SSE polling):
+   * the client comes back with Last-Event-ID and gets what was sent meanwhile, then the result.
+   * Returns false where the transport cannot do that (stdio, JSON responses).
+   */
+  closeStream(retryMs?: number): boolean {
+    if (!this.channel.closeConnection) return false;
+    this.channel.closeConnection(retryMs);
+    return true;
+  }
+
   /** Tells subscribers of `uri` (in every session) that it changed. */
   notifyResourceUpdated(uri: string): void {
     this.session.engine.notifyResourceUpdated(uri);

@@ -54,6 +54,16 @@ export class Session {
     return (this.clientLogger ??= new McpLogger(this.logger, this, this.outlet));
   }
 
+  /**
+   * For transports without sessions (stateless HTTP): serve this one exchange as if initialize
+   * had happened, at the protocol version the request's transport header names.
+   */
+  assumeInitialized(protocolVersion: string): void {
+    this.protocolVersion = protocolVersion;
+    this.serverCapabilities = this.engine.capabilities();
+    this.state = 'ready';
+  }
+
   /** Handles one parsed message; a request's response (if any) is written to `channel`. */
   async receive(parsed: ParsedMessage, channel: MessageChannel): Promise<void> {
     switch (parsed.kind) {

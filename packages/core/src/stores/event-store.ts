@@ -1,0 +1,90 @@
+import type { JsonRpcMessage } from '../protocol/jsonrpc';
+
+/** One stored SSE event: its id (which names its stream) and the message it carried. */
+export interface StoredEvent {
+  id: string;
+  message: JsonRpcMessage;
+}
+
+/**
+ * Keeps the messages sent on each SSE stream so a client that lost its connection can resume
+ * with Last-Event-ID and get every event it missed, exactly once, in order. Event ids are
+ * `<streamId>_<seq>`: they encode their stream, and seq grows by one per event on it.
+ * Implementations may be remote (several instances behind a load balancer): every call may be async.
+ */
+export interface EventStore {
+  /** Stores a message sent on a stream and returns its event id. */
+  append(sessionId: string, streamId: string, message: JsonRpcMessage): Promise<string> | string;
+  /** Events of `streamId` after `afterSeq`, in order. Undefined when the stream is unknown (never seen or evicted). */
+  eventsAfter(sessionId: string, streamId: string, afterSeq: number): Promise<StoredEvent[] | undefined> | StoredEvent[] | undefined;
+  /** Forgets every stream of a session. */
+  dropSession(sessionId: string): Promise<void> | void;
+}
+
+export function eventId(streamId: string, seq: number): string {
+  return `${streamId}_${seq}`;
+}
+
+/** Splits an event id into its stream and sequence number; undefined when it is not one of ours. */
+export function parseEventId(id: string): { streamId: string; seq: number } | undefined {
+  const sep = id.lastIndexOf('_');
+  if (sep <= 0) return undefined;
+  const seq = Number(id.slice(sep + 1));
+  if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
+  return { streamId: id.slice(0, sep), seq };
+}
+
+interface StreamLog {
+  /** The seq of events[0]. */
+  firstSeq: number;
+  events: JsonRpcMessage[];
+}
+
+/**
+ * The embedded default: keeps the last `maxEventsPerStream` events of at most `maxStreamsPerSession`
+ * streams per session (oldest streams are forgotten first), in memory.
+ */
+export class InMemoryEventStore implements EventStore {
+  private readonly sessions = new Map<string, Map<string, StreamLog>>();
+
+  constructor(
+    private readonly maxEventsPerStream = 1000,
+    private readonly maxStreamsPerSession = 100,
+  ) {}
+
+  append(sessionId: string, streamId: string, message: JsonRpcMessage): string {
+    let streams = this.sessions.get(sessionId);
+    if (!streams) this.sessions.set(sessionId, (streams = new Map()));
+    let log = streams.get(streamId);
+    if (!log) {
+      if (streams.size >= this.maxStreamsPerSession) streams.delete(streams.keys().next().value!);
+      streams.set(streamId, (log = { firstSeq: 1, events: [] }));
+    }
+    log.events.push(message);
+    if (log.events.length > this.maxEventsPerStream) {
+      log.events.shift();
+      log.firstSeq++;
+    }
+    return eventId(streamId, log.firstSeq + log.events.length - 1);
+  }
+
+  eventsAfter(sessionId: string, streamId: string, afterSeq: number): StoredEvent[] | undefined {
+    const log = this.sessions.get(sessionId)?.get(streamId);
+    if (!log) return undefined;
+    const out: StoredEvent[] = [];
+    const start = Math.max(afterSeq + 1, log.firstSeq);
+    for (let seq = start; seq < log.firstSeq + log.events.length; seq++) {
+      out.push({ id: eventId(streamId, seq), message: log.events[seq - log.firstSeq]! });
+    }
+    return out;
+  }
+
+  dropSession(sessionId: string): void {
+    this.sessions.delete(sessionId);
+  }
+
+  /** How many sessions have stored events (for tests and metrics). */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+}

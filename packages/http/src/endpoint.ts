@@ -1,0 +1,202 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  classifyMessage,
+  encodeMessage,
+  parseEventId,
+  type EventStore,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type McpEngine,
+  type MessageChannel,
+  type ParsedMessage,
+} from '@mcpx/core';
+import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guards';
+import { sendHttpError } from './http-errors';
+import type { HttpSession } from './http-session';
+import type { ResolvedHttpOptions } from './options';
+import type { SessionManager } from './session-manager';
+import { SseConnection } from './sse';
+
+export interface EndpointContext {
+  engine: McpEngine;
+  sessions: SessionManager;
+  options: ResolvedHttpOptions;
+  store: EventStore | undefined;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+const NOWHERE: MessageChannel = { open: false, send() {} };
+
+/** POST: one JSON-RPC message. Notifications and responses → 202; requests → SSE stream or JSON. */
+export async function handlePost(ctx: EndpointContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  if (!acceptsBoth(request.headers.accept)) {
+    return sendHttpError(reply, 406, 'Not Acceptable: Accept must list both application/json and text/event-stream');
+  }
+  if (!isJsonContentType(request.headers['content-type'])) {
+    return sendHttpError(reply, 415, 'Unsupported Media Type: Content-Type must be application/json');
+  }
+  const parsed = parseBody(request.body);
+  if (parsed.kind === 'invalid') {
+    return reply.code(400).header('content-type', 'application/json').send(JSON.stringify(parsed.error));
+  }
+  if (parsed.kind === 'request' || parsed.kind === 'notification') request.mcpMethod = parsed.message.method;
+
+  if (ctx.options.stateless) return postStateless(ctx, parsed, request, reply);
+
+  const isInitialize = parsed.kind === 'request' && parsed.message.method === 'initialize';
+  const sessionId = sessionIdOf(request);
+  let http: HttpSession | undefined;
+  if (isInitialize) {
+    if (sessionId !== undefined) return sendHttpError(reply, 400, 'Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
+    if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down');
+    if (ctx.sessions.full) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: too many open sessions');
+    return initialize(ctx, parsed.message as JsonRpcRequest, reply);
+  }
+  if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
+  http = ctx.sessions.get(sessionId);
+  if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one');
+  http.touch();
+
+  if (parsed.kind !== 'request') {
+    await http.session.receive(parsed, http.outlet);
+    return reply.code(202).send();
+  }
+  return ctx.options.jsonResponse
+    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet), http.session.logger)
+    : answerSse(ctx, http, parsed.message, request, reply);
+}
+
+function parseBody(body: unknown): ParsedMessage {
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : '';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { kind: 'invalid', error: { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${(err as Error).message}` } } };
+  }
+  return classifyMessage(value);
+}
+
+/** initialize is answered as JSON: the session id goes out only once the session exists. */
+async function initialize(ctx: EndpointContext, message: JsonRpcRequest, reply: FastifyReply): Promise<unknown> {
+  const http = ctx.sessions.create();
+  const response = await http.session.handleRequest(message, http.outlet);
+  if (!response || 'error' in response) {
+    ctx.sessions.close(http.id);
+    return answerJson(reply, response, http.session.logger);
+  }
+  reply.header(SESSION_HEADER, http.id);
+  return answerJson(reply, response, http.session.logger);
+}
+
+function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger: { error: (o: object, m: string) => void }): FastifyReply {
+  // A cancelled request gets no response; the HTTP exchange still has to end.
+  if (!response) return reply.code(202).send();
+  const text = encodeMessage(response, (err) => logger.error({ err }, 'response could not be serialised'));
+  return reply.code(200).header('content-type', 'application/json').send(text);
+}
+
+/** Streams a request: priming event, everything the request causes, then its response. */
+async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const stream = http.openRequestStream();
+  stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
+  try {
+    const response = await http.session.handleRequest(message, stream);
+    if (response) stream.send(response);
+  } finally {
+    stream.end();
+  }
+}
+
+/** Takes the response over from Fastify as an SSE connection: it outlives the handler (onResponse still logs it). */
+function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { polling: boolean } = { polling: true }): SseConnection {
+  reply.hijack();
+  const { options } = ctx;
+  return new SseConnection(reply.raw, {}, {
+    heartbeatMs: options.sseHeartbeatMs,
+    maxConnectionMs: limits.polling ? options.sseMaxConnectionMs : 0,
+    retryMs: options.retryMs,
+  });
+}
+
+/** Stateless: a fresh session per POST, as if initialized, closed when the exchange ends. */
+async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  if (parsed.kind !== 'request') return reply.code(202).send();
+  const session = ctx.engine.createSession(NOWHERE);
+  try {
+    if (parsed.message.method !== 'initialize') {
+      const header = request.headers['mcp-protocol-version'];
+      session.assumeInitialized(typeof header === 'string' ? header : '2025-03-26');
+    }
+    if (ctx.options.jsonResponse) return answerJson(reply, await session.handleRequest(parsed.message, NOWHERE), session.logger);
+    // No resumption without sessions: a plain stream, no polling close.
+    const connection = openConnection(ctx, reply, { polling: false });
+    const channel: MessageChannel = {
+      get open() {
+        return !connection.closed;
+      },
+      send(message) {
+        const data = encodeMessage(message, (err) => session.logger.error({ err }, 'message could not be serialised'));
+        if (data !== undefined) connection.event(undefined, data);
+      },
+    };
+    const response = await session.handleRequest(parsed.message, channel);
+    if (response) channel.send(response);
+    connection.close();
+    return undefined;
+  } finally {
+    session.close();
+  }
+}
+
+/** GET: the standalone stream, or with Last-Event-ID, the resumption of any stream of the session. */
+export async function handleGet(ctx: EndpointContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  if (!ctx.options.enableGetStream) {
+    return sendHttpError(reply.header('allow', ctx.options.stateless ? 'POST' : 'POST, DELETE'), 405, 'Method Not Allowed: this server offers no GET stream');
+  }
+  if (!acceptsType(request.headers.accept, 'text/event-stream')) {
+    return sendHttpError(reply, 406, 'Not Acceptable: Accept must list text/event-stream');
+  }
+  const sessionId = sessionIdOf(request);
+  if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
+  const http = ctx.sessions.get(sessionId);
+  if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one');
+  http.touch();
+
+  const lastEventId = request.headers['last-event-id'];
+  if (typeof lastEventId === 'string' && lastEventId !== '') return resume(ctx, http, lastEventId, request, reply);
+
+  const stream = http.standaloneStream();
+  if (stream.connected) return sendHttpError(reply, 409, 'Conflict: this session already has a GET stream open');
+  stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
+  return undefined;
+}
+
+async function resume(ctx: EndpointContext, http: HttpSession, lastEventId: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const position = parseEventId(lastEventId);
+  if (!position || !ctx.store) return sendHttpError(reply, 400, `Bad Request: cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}`);
+  const stream = http.liveStream(position.streamId) ?? (position.streamId === '0' ? http.standaloneStream() : undefined);
+  if (stream) {
+    await stream.resume(openConnection(ctx, reply), position.seq);
+    return undefined;
+  }
+  // The stream already ended: replay what the client missed, then end.
+  const events = await ctx.store.eventsAfter(http.id, position.streamId, position.seq);
+  if (!events) return sendHttpError(reply, 404, `Not Found: no stream to resume for Last-Event-ID ${JSON.stringify(lastEventId)}`);
+  const connection = openConnection(ctx, reply, { polling: false });
+  for (const e of events) {
+    const data = encodeMessage(e.message);
+    if (data !== undefined) connection.event(e.id, data);
+  }
+  connection.close();
+  return undefined;
+}
+
+/** DELETE: the client ends its session. */
+export async function handleDelete(ctx: EndpointContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  if (ctx.options.stateless) return sendHttpError(reply.header('allow', 'POST'), 405, 'Method Not Allowed: this server has no sessions');
+  const sessionId = sessionIdOf(request);
+  if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
+  if (!ctx.sessions.close(sessionId)) return sendHttpError(reply, 404, 'Session not found: it expired or was already deleted');
+  return reply.code(200).send();
+}

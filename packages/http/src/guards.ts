@@ -1,0 +1,84 @@
+import type { FastifyRequest } from 'fastify';
+import { isSupportedProtocolVersion } from '@mcpx/core';
+
+/** Header checks the transport spec requires, each returning a reason when the request must be refused. */
+
+const DEFAULT_LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+export interface OriginHostPolicy {
+  origins: Set<string> | '*' | 'loopback';
+  hosts: { names: Set<string>; withPort: Set<string> };
+}
+
+export function originHostPolicy(allowedOrigins: string[] | undefined, allowedHosts: string[] | undefined): OriginHostPolicy {
+  const origins = allowedOrigins === undefined ? 'loopback' : allowedOrigins.includes('*') ? '*' : new Set(allowedOrigins.map((o) => o.toLowerCase()));
+  const names = new Set<string>();
+  const withPort = new Set<string>();
+  for (const host of (allowedHosts ?? DEFAULT_LOOPBACK_HOSTS).map((h) => h.toLowerCase())) {
+    if (/:\d+$/.test(host)) withPort.add(host);
+    else names.add(host);
+  }
+  return { origins, hosts: { names, withPort } };
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const host = new URL(origin).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+export function isLoopbackAddress(address: string | undefined): boolean {
+  return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
+}
+
+/** Origin: when present it must be allowed (403 otherwise). Native clients send none. */
+export function checkOrigin(request: FastifyRequest, policy: OriginHostPolicy): string | undefined {
+  const origin = request.headers.origin;
+  if (origin === undefined) return undefined;
+  if (policy.origins === '*') return undefined;
+  const allowed = policy.origins === 'loopback' ? isLoopbackOrigin(origin) : policy.origins.has(origin.toLowerCase());
+  return allowed ? undefined : `Forbidden: Origin ${origin} is not allowed`;
+}
+
+/** Host: on loopback connections it must name this machine, so a rebound DNS name cannot reach us. */
+export function checkHost(request: FastifyRequest, policy: OriginHostPolicy): string | undefined {
+  if (!isLoopbackAddress(request.socket.localAddress)) return undefined;
+  const host = (request.headers.host ?? '').toLowerCase();
+  if (policy.hosts.withPort.has(host)) return undefined;
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+  return policy.hosts.names.has(name) ? undefined : `Forbidden: Host ${host || '(none)'} is not allowed`;
+}
+
+/** MCP-Protocol-Version: absent means 2025-03-26; any version we speak is accepted. */
+export function checkProtocolVersion(request: FastifyRequest): string | undefined {
+  const header = request.headers['mcp-protocol-version'];
+  if (header === undefined) return undefined;
+  if (typeof header === 'string' && isSupportedProtocolVersion(header)) return undefined;
+  return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)}`;
+}
+
+export function acceptsBoth(accept: string | undefined): boolean {
+  return !!accept && acceptsType(accept, 'application/json') && acceptsType(accept, 'text/event-stream');
+}
+
+/** Whether Accept lists `type` itself: the transport spec asks clients to name both types, so wildcards do not count. */
+export function acceptsType(accept: string | undefined, type: string): boolean {
+  if (!accept) return false;
+  for (const part of accept.split(',')) {
+    if (part.split(';')[0]!.trim().toLowerCase() === type) return true;
+  }
+  return false;
+}
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+export function sessionIdOf(request: FastifyRequest): string | undefined {
+  const id = request.headers['mcp-session-id'];
+  return typeof id === 'string' && id.length > 0 ? id : undefined;
+}

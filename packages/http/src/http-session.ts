@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import type { EventStore, JsonRpcMessage, McpEngine, MessageChannel, Session } from '@mcpx/core';
+import { SseStream } from './sse-stream';
+
+/** The id of each session's standalone (GET) stream. Request streams are numbered from 1. */
+const STANDALONE = '0';
+/** Messages kept for a standalone stream the client has not opened yet. */
+const MAX_EARLY_MESSAGES = 100;
+
+/** A session id: 192 random bits, base64url (visible ASCII, as the spec requires). */
+export function newSessionId(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/**
+ * The HTTP side of one MCP session: the engine's Session plus its SSE streams, its standalone
+ * stream for messages tied to no request, and the bookkeeping for idle expiry.
+ */
+export class HttpSession {
+  readonly session: Session;
+  lastActivity = Date.now();
+  private readonly live = new Map<string, SseStream>();
+  private nextStream = 1;
+  private standalone?: SseStream;
+  private early: JsonRpcMessage[] = [];
+
+  /** Where the engine sends what no request asked for: the standalone stream, once the client opens it. */
+  readonly outlet: MessageChannel;
+
+  constructor(
+    engine: McpEngine,
+    id: string,
+    private readonly store: EventStore | undefined,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    const self = this;
+    this.outlet = {
+      get open() {
+        return self.session.state !== 'closed';
+      },
+      send(message) {
+        if (self.standalone) self.standalone.send(message);
+        else if (self.early.length < MAX_EARLY_MESSAGES) self.early.push(message);
+      },
+    };
+    this.session = engine.createSession(this.outlet, id);
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  /** A new stream for one POSTed request. */
+  openRequestStream(): SseStream {
+    const stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, (s) => this.live.delete(s.id));
+    this.live.set(stream.id, stream);
+    return stream;
+  }
+
+  /** The standalone stream (created on first GET); messages sent before it existed are delivered now. */
+  standaloneStream(): SseStream {
+    if (!this.standalone) {
+      this.standalone = new SseStream(STANDALONE, this.id, this.store, this.onError);
+      this.live.set(STANDALONE, this.standalone);
+      const early = this.early;
+      this.early = [];
+      queueMicrotask(() => early.forEach((m) => this.standalone?.send(m)));
+    }
+    return this.standalone;
+  }
+
+  liveStream(streamId: string): SseStream | undefined {
+    return this.live.get(streamId);
+  }
+
+  get hasConnection(): boolean {
+    for (const stream of this.live.values()) if (stream.connected) return true;
+    return false;
+  }
+
+  /** Busy sessions are never expired: a request in flight or a connection open counts as activity. */
+  isIdleSince(cutoff: number): boolean {
+    return this.lastActivity < cutoff && this.session.requestsInFlight === 0 && !this.hasConnection;
+  }
+
+  /** Closes every connection with a retry hint (shutdown), keeping the streams. */
+  closeConnections(retryMs: number): void {
+    for (const stream of this.live.values()) stream.closeConnection(retryMs);
+  }
+
+  /** Ends the session: aborts its requests, ends its streams, forgets its stored events. */
+  close(): void {
+    this.session.close();
+    for (const stream of [...this.live.values()]) stream.end();
+    this.live.clear();
+    this.early = [];
+    if (this.store) void Promise.resolve(this.store.dropSession(this.id)).catch(this.onError);
+  }
+}

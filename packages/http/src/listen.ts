@@ -1,0 +1,99 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { createEngine, getServerOptions, type McpEngine, type Servable } from '@mcpx/core';
+import type { McpHttpOptions } from './options';
+import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
+
+export interface ListenOptions extends McpHttpOptions {
+  /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
+  host?: string;
+  /** Default: $PORT or 3000; 0 picks a free port. */
+  port?: number;
+  /** How long requests in flight may run on after SIGTERM/SIGINT or close() (default 10 s). */
+  shutdownTimeoutMs?: number;
+  /** Stop cleanly on SIGTERM and SIGINT and exit the process with 0 (default true). */
+  handleSignals?: boolean;
+  /** Idle socket timeout (default 60 s; SSE connections are exempt and send heartbeats). */
+  connectionTimeoutMs?: number;
+  /** Keep-alive timeout (default 65 s, longer than common load balancers' 60 s). */
+  keepAliveTimeoutMs?: number;
+  /** Time allowed to receive a whole request (default 30 s; guards against slow-loris clients). */
+  requestTimeoutMs?: number;
+  /** Anything else for Fastify (trustProxy, https, …). */
+  fastify?: FastifyServerOptions;
+}
+
+export interface McpHttpServer {
+  /** e.g. http://127.0.0.1:3000/mcp */
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly engine: McpEngine;
+  readonly endpoint: McpEndpointHandle;
+  /** Drains (no new sessions, requests in flight finish up to the deadline, streams get a retry hint) and stops. */
+  close(): Promise<void>;
+  /** Resolves once the server has stopped. */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Serves a decorated server over Streamable HTTP on its own Fastify instance, with /healthz and
+ * /readyz, and a graceful stop on SIGTERM/SIGINT.
+ */
+export async function listen(server: Servable, options: ListenOptions = {}): Promise<McpHttpServer> {
+  const host = options.host ?? process.env.HOST ?? '127.0.0.1';
+  const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be an integer from 0 to 65535, got ${port}`);
+  const logger: Logger = options.logger ?? pino({ name: nameOf(server), level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' });
+  const engine = createEngine(server, { ...options, logger });
+
+  const app = Fastify({
+    loggerInstance: logger,
+    // The endpoint writes its own single line per request.
+    logController: new LogController({ disableRequestLogging: true }),
+    connectionTimeout: options.connectionTimeoutMs ?? 60_000,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    return503OnClosing: true,
+    ...options.fastify,
+  });
+  let endpoint!: McpEndpointHandle;
+  await app.register(mcpx, { ...options, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
+  registerHealthRoutes(app, endpoint);
+  await app.listen({ host, port });
+
+  const address = app.server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const url = `http://${urlHost}:${boundPort}${endpoint.options.path}`;
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let stopping: Promise<void> | undefined;
+  const close = () =>
+    (stopping ??= (async () => {
+      await endpoint.drain(options.shutdownTimeoutMs ?? 10_000);
+      await app.close();
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      logger.info('stopped');
+      resolveClosed();
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'stopping: draining requests in flight');
+    void close().then(() => {
+      logger.flush?.();
+      process.exit(0);
+    });
+  };
+  if (options.handleSignals ?? true) {
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+  logger.info({ url }, 'serving MCP over Streamable HTTP');
+  return { url, app, engine, endpoint, close, closed };
+}
+
+function nameOf(server: Servable): string {
+  const first = Array.isArray(server) ? server[0] : server;
+  return (first && getServerOptions((first as object).constructor)?.name) || 'mcpx';
+}

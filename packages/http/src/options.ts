@@ -1,0 +1,89 @@
+import type { EngineOptions, EventStore } from '@mcpx/core';
+
+/** How the Streamable HTTP endpoint behaves. Every field has a safe default. */
+export interface McpHttpOptions extends EngineOptions {
+  /** The MCP endpoint, relative to where the plugin is mounted (default /mcp). */
+  path?: string;
+  /** No sessions: every POST is served on its own, GET and DELETE answer 405. */
+  stateless?: boolean;
+  /** Answer requests with one JSON body instead of an SSE stream. */
+  jsonResponse?: boolean;
+  /** Offer the standalone GET stream (default true; always off when stateless). */
+  enableGetStream?: boolean;
+  /** Origins allowed to call (exact, e.g. `https://app.example.com`, or `*`). Default: loopback origins only. */
+  allowedOrigins?: string[];
+  /**
+   * Host header values allowed on connections that arrived on a loopback address (DNS-rebinding
+   * protection): host names, with or without a port. Default: localhost, 127.0.0.1 and [::1].
+   * Behind a reverse proxy on the same machine, list the public host names here.
+   */
+  allowedHosts?: string[];
+  /** Sessions idle this long (no request, no open stream) are ended (default 30 min). */
+  sessionIdleTimeoutMs?: number;
+  /** The most sessions open at once; initialize beyond it answers 503 (default 10,000). */
+  maxSessions?: number;
+  /** Where SSE events are kept for Last-Event-ID replay (default: bounded, in memory); false disables resumption. */
+  eventStore?: EventStore | false;
+  /** The `retry` hint sent to clients, in ms (default 1000). */
+  retryMs?: number;
+  /** Close every SSE connection after this long and let the client resume (polling); 0 = never (default). */
+  sseMaxConnectionMs?: number;
+  /** A comment line on idle SSE connections this often, for proxies (default 15 s; 0 = off). */
+  sseHeartbeatMs?: number;
+  /** The largest POST body accepted, in bytes (default 4 MiB); larger bodies answer 413. */
+  maxBodyBytes?: number;
+  /** One log line per HTTP request (default true). */
+  requestLogging?: boolean;
+  /** Also serve /healthz and /readyz next to the endpoint (default false in the plugin; listen() serves them at the root). */
+  healthRoutes?: boolean;
+}
+
+export type ResolvedHttpOptions = Required<
+  Pick<
+    McpHttpOptions,
+    | 'path'
+    | 'stateless'
+    | 'jsonResponse'
+    | 'enableGetStream'
+    | 'sessionIdleTimeoutMs'
+    | 'maxSessions'
+    | 'retryMs'
+    | 'sseMaxConnectionMs'
+    | 'sseHeartbeatMs'
+    | 'maxBodyBytes'
+    | 'requestLogging'
+    | 'healthRoutes'
+  >
+> &
+  McpHttpOptions;
+
+export function resolveOptions(options: McpHttpOptions): ResolvedHttpOptions {
+  const path = options.path ?? '/mcp';
+  return {
+    ...options,
+    path: path.startsWith('/') ? path : `/${path}`,
+    stateless: options.stateless ?? false,
+    jsonResponse: options.jsonResponse ?? false,
+    enableGetStream: (options.enableGetStream ?? true) && !options.stateless,
+    sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, 30 * 60_000, 'sessionIdleTimeoutMs'),
+    maxSessions: positive(options.maxSessions, 10_000, 'maxSessions'),
+    retryMs: nonNegative(options.retryMs, 1000, 'retryMs'),
+    sseMaxConnectionMs: nonNegative(options.sseMaxConnectionMs, 0, 'sseMaxConnectionMs'),
+    sseHeartbeatMs: nonNegative(options.sseHeartbeatMs, 15_000, 'sseHeartbeatMs'),
+    maxBodyBytes: positive(options.maxBodyBytes, 4 * 1024 * 1024, 'maxBodyBytes'),
+    requestLogging: options.requestLogging ?? true,
+    healthRoutes: options.healthRoutes ?? false,
+  };
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be zero or more, got ${value}`);
+  return value;
+}

@@ -1,0 +1,126 @@
+import type { Logger } from 'pino';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { InMemoryEventStore, createEngine, shortId, type McpEngine, type Servable } from '@mcpx/core';
+import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
+import { sendHttpError } from './http-errors';
+import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
+import { handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
+import { SessionManager } from './session-manager';
+
+export interface McpPluginOptions extends McpHttpOptions {
+  /** What to serve: a decorated object, several composed into one server, or an engine. */
+  server: Servable;
+  /** Receives the endpoint's handle (sessions, drain) once mounted. */
+  onEndpoint?: (handle: McpEndpointHandle) => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The MCP method of a POSTed message, for the request log line. */
+    mcpMethod: string | null;
+  }
+}
+
+/** What the host application can do with a mounted endpoint. */
+export interface McpEndpointHandle {
+  readonly engine: McpEngine;
+  readonly sessions: SessionManager;
+  readonly options: ResolvedHttpOptions;
+  /** Stop taking new sessions, let requests in flight finish (up to `deadlineMs`), then close every stream and session. */
+  drain(deadlineMs?: number): Promise<void>;
+}
+
+/**
+ * The Streamable HTTP endpoint as a Fastify plugin: POST, GET and DELETE on one path. Encapsulated:
+ * its body parser, hooks and error handler apply to its own routes only, so it mounts inside any app
+ * (`app.register(mcpx, { server, prefix: '/tools' })`).
+ */
+export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOptions) => {
+  const { server, onEndpoint, ...rest } = pluginOptions;
+  const options = resolveOptions(rest);
+  // Fastify's logger is pino: the engine logs through the app's own logger unless told otherwise.
+  const engine = createEngine(server, { logger: app.log as unknown as Logger, ...options });
+  const store = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
+  const onError = (err: unknown) => engine.logger.error({ err }, 'mcp endpoint error');
+  const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError);
+  const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts);
+  const ctx: EndpointContext = { engine, sessions, options, store };
+
+  const handle: McpEndpointHandle = {
+    engine,
+    sessions,
+    options,
+    async drain(deadlineMs = 10_000) {
+      sessions.draining = true;
+      const until = Date.now() + deadlineMs;
+      while (sessions.requestsInFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      sessions.closeConnections(options.retryMs);
+      sessions.closeAll();
+    },
+  };
+  onEndpoint?.(handle);
+  app.decorateRequest('mcpMethod', null);
+  app.addHook('onClose', async () => sessions.closeAll());
+
+  // Bodies arrive as bytes: the endpoint checks the media type and parses JSON itself, to answer
+  // with the transport's status codes and JSON-RPC errors rather than Fastify's defaults.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.maxBodyBytes }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendHttpError(reply, 413, `Payload Too Large: the body exceeds ${options.maxBodyBytes} bytes`, -32600);
+    }
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) request.log.error({ err }, 'mcp endpoint failed');
+    return sendHttpError(reply, status, status === 500 ? 'Internal server error' : `Bad Request: ${err.message}`, status === 500 ? -32603 : -32600);
+  });
+
+  // Origin and Host come first, before anything else is read (DNS-rebinding protection).
+  app.addHook('onRequest', async (request, reply) => {
+    const refused = checkOrigin(request, policy) ?? checkHost(request, policy);
+    if (refused) {
+      request.log.warn({ origin: request.headers.origin, host: request.headers.host }, refused);
+      return sendHttpError(reply, 403, refused);
+    }
+    const badVersion = checkProtocolVersion(request);
+    if (badVersion) return sendHttpError(reply, 400, badVersion);
+    return undefined;
+  });
+
+  if (options.requestLogging) {
+    app.addHook('onResponse', async (request, reply) => logRequest(request, reply.statusCode, reply.elapsedTime));
+  }
+
+  app.post(options.path, (request, reply) => handlePost(ctx, request, reply));
+  app.get(options.path, (request, reply) => handleGet(ctx, request, reply));
+  app.delete(options.path, (request, reply) => handleDelete(ctx, request, reply));
+
+  if (options.healthRoutes) registerHealthRoutes(app, handle);
+};
+
+/** One line per HTTP request: what was asked, of which session, and how it ended. */
+export function logRequest(request: FastifyRequest, status: number, durationMs: number): void {
+  const session = sessionIdOf(request);
+  request.log.info(
+    {
+      method: request.method,
+      url: request.url,
+      mcpMethod: request.mcpMethod ?? undefined,
+      session: session ? shortId(session) : undefined,
+      status,
+      durationMs: Math.round(durationMs * 10) / 10,
+    },
+    'mcp request',
+  );
+}
+
+/** /healthz: the process is alive. /readyz: it takes new sessions (false while draining). */
+export function registerHealthRoutes(app: FastifyInstance, handle: Pick<McpEndpointHandle, 'sessions'>): void {
+  app.get('/healthz', async (_request, reply: FastifyReply) => reply.send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply: FastifyReply) =>
+    handle.sessions.draining
+      ? reply.code(503).send({ ready: false, reason: 'draining' })
+      : reply.send({ ready: true, sessions: handle.sessions.size }),
+  );
+}

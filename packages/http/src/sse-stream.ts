@@ -1,0 +1,94 @@
+import { encodeMessage, eventId, type EventStore, type JsonRpcMessage, type MessageChannel } from '@mcpx/core';
+import type { SseConnection } from './sse';
+
+/**
+ * A logical SSE stream of one session: the stream of one POSTed request, or the standalone GET
+ * stream. Every message gets an event id `<streamId>_<seq>` and is kept in the event store, so
+ * the stream survives its connections: while none is attached, messages wait in the store, and a
+ * client resuming with Last-Event-ID gets each one it missed, exactly once, in order.
+ */
+export class SseStream implements MessageChannel {
+  private connection?: SseConnection;
+  private seq = 0;
+  /** Set while a resuming connection replays stored events: live messages wait here meanwhile. */
+  private replaying?: { id: string; data: string; seq: number }[];
+  ended = false;
+
+  constructor(
+    readonly id: string,
+    private readonly sessionId: string,
+    private readonly store: EventStore | undefined,
+    private readonly onError: (err: unknown) => void,
+    private readonly onEnd?: (stream: SseStream) => void,
+  ) {}
+
+  get open(): boolean {
+    return !this.ended;
+  }
+
+  get connected(): boolean {
+    return this.connection !== undefined && !this.connection.closed;
+  }
+
+  /** Attaches a new connection (first one, or a client resuming); primes it so it can resume later. */
+  attach(connection: SseConnection, retryMs: number): void {
+    this.connection?.close();
+    this.connection = connection;
+    if (this.store) connection.prime(eventId(this.id, this.seq), retryMs);
+  }
+
+  /** Attaches a resuming connection: replays what came after `afterSeq`, then goes live. */
+  async resume(connection: SseConnection, afterSeq: number): Promise<boolean> {
+    this.connection?.close();
+    this.connection = connection;
+    this.replaying = [];
+    let events;
+    try {
+      events = await this.store?.eventsAfter(this.sessionId, this.id, afterSeq);
+    } finally {
+      const queued = this.replaying;
+      this.replaying = undefined;
+      let last = afterSeq;
+      for (const e of events ?? []) {
+        const data = encodeMessage(e.message, this.onError);
+        if (data !== undefined) connection.event(e.id, data);
+        last = Number(e.id.slice(e.id.lastIndexOf('_') + 1));
+      }
+      for (const q of queued) if (q.seq > last) connection.event(q.id, q.data);
+      if (this.ended) connection.close();
+    }
+    return events !== undefined;
+  }
+
+  send(message: JsonRpcMessage): void {
+    if (this.ended) return;
+    const data = encodeMessage(message, this.onError);
+    if (data === undefined) return;
+    const seq = ++this.seq;
+    let id: string | undefined;
+    if (this.store) {
+      const stored = this.store.append(this.sessionId, this.id, message);
+      if (typeof stored === 'string') id = stored;
+      else {
+        // A remote store: the id is known later; the live copy goes out now with the id we expect.
+        id = eventId(this.id, seq);
+        stored.catch(this.onError);
+      }
+    }
+    if (this.replaying) this.replaying.push({ id: id ?? eventId(this.id, seq), data, seq });
+    else if (this.connection && !this.connection.closed) this.connection.event(id, data);
+  }
+
+  /** SSE polling: drop the connection but keep the stream; the client comes back with Last-Event-ID. */
+  closeConnection(retryMs?: number): void {
+    this.connection?.close(retryMs);
+  }
+
+  /** The last message was sent: end the stream and its connection. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.replaying) this.connection?.close();
+    this.onEnd?.(this);
+  }
+}
