@@ -356,3 +356,23 @@ describe('engine', () => {
     expect(b.session.state).toBe('closed');
   });
 });
+
+describe('sessions that cannot receive unsolicited messages', () => {
+  it('are offered neither list_changed nor subscriptions, and subscribe answers -32601', async () => {
+    const engine = createEngine(new FullServer(), quiet);
+    const sent: unknown[] = [];
+    const session = engine.createSession({ send: (m) => void sent.push(m) }, 'stateless-1', { unsolicited: false });
+    const init = await session.handleRequest(
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } },
+      session.outlet,
+    );
+    const caps = (init as unknown as { result: { capabilities: Record<string, unknown> } }).result.capabilities;
+    expect(caps.tools).toEqual({ listChanged: false });
+    expect(caps.prompts).toEqual({ listChanged: false });
+    expect(caps.resources).toEqual({ subscribe: false, listChanged: false });
+    const sub = await session.handleRequest({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'x://y' } }, session.outlet);
+    expect(sub).toMatchObject({ error: { code: -32601 } });
+    // And a stateful session of the same engine still gets both.
+    expect(engine.capabilities().resources).toEqual({ subscribe: true, listChanged: true });
+  });
+});

@@ -100,11 +100,17 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger
 async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const stream = http.openRequestStream();
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
+  // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
+  const channel: MessageChannel = ctx.store ? stream : { get open() { return stream.open; }, send: (m) => stream.send(m) };
+  let response: JsonRpcMessage | null = null;
   try {
-    const response = await http.session.handleRequest(message, stream);
+    response = await http.session.handleRequest(message, channel);
     if (response) stream.send(response);
   } finally {
-    stream.end();
+    if (response || http.session.state === 'closed' || reply.raw.destroyed) stream.end();
+    // Cancelled: no response is due, and a stream that ended without one makes clients resume it
+    // in a loop. It stays open (heartbeats only) until the client lets go of it.
+    else reply.raw.once('close', () => stream.end());
   }
 }
 
@@ -114,7 +120,8 @@ function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { pol
   const { options } = ctx;
   return new SseConnection(reply.raw, {}, {
     heartbeatMs: options.sseHeartbeatMs,
-    maxConnectionMs: limits.polling ? options.sseMaxConnectionMs : 0,
+    // Closing a connection early is only safe when the client can resume it (an event store).
+    maxConnectionMs: limits.polling && ctx.store ? options.sseMaxConnectionMs : 0,
     retryMs: options.retryMs,
   });
 }
@@ -122,7 +129,7 @@ function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { pol
 /** Stateless: a fresh session per POST, as if initialized, closed when the exchange ends. */
 async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (parsed.kind !== 'request') return reply.code(202).send();
-  const session = ctx.engine.createSession(NOWHERE);
+  const session = ctx.engine.createSession(NOWHERE, undefined, { unsolicited: false });
   try {
     if (parsed.message.method !== 'initialize') {
       const header = request.headers['mcp-protocol-version'];

@@ -66,9 +66,12 @@ export class McpEngine {
     registry.onChange((kind) => this.listChanged(kind));
   }
 
-  /** Opens a session. `outlet` carries what no request asked for (see MessageChannel). */
-  createSession(outlet: MessageChannel, id: string = randomUUID()): Session {
-    const session = new Session(this, id, outlet);
+  /**
+   * Opens a session. `outlet` carries what no request asked for (see MessageChannel); pass
+   * `unsolicited: false` when nothing can reach the client outside its own requests.
+   */
+  createSession(outlet: MessageChannel, id: string = randomUUID(), options: { unsolicited?: boolean } = {}): Session {
+    const session = new Session(this, id, outlet, options.unsolicited ?? true);
     this.sessions.set(id, session);
     return session;
   }
@@ -86,16 +89,20 @@ export class McpEngine {
     this.sessions.delete(session.id);
   }
 
-  /** What this server declares at initialize: derived from what the registry holds. */
-  capabilities(): ServerCapabilities {
+  /**
+   * What this server declares at initialize: derived from what the registry holds. A session that
+   * can receive nothing unsolicited (stateless HTTP) is not offered list_changed or subscriptions.
+   */
+  capabilities(options: { unsolicited?: boolean } = {}): ServerCapabilities {
     const r = this.registry;
+    const live = options.unsolicited ?? true;
     const caps: ServerCapabilities = { logging: {} };
     const hasPrompts = r.prompts.size > 0;
     const hasResources = r.resources.size > 0 || r.templates.size > 0;
     if (hasPrompts || r.templates.size > 0) caps.completions = {};
-    if (hasPrompts) caps.prompts = { listChanged: true };
-    if (hasResources) caps.resources = { subscribe: true, listChanged: true };
-    if (r.tools.size > 0) caps.tools = { listChanged: true };
+    if (hasPrompts) caps.prompts = { listChanged: live };
+    if (hasResources) caps.resources = { subscribe: live, listChanged: live };
+    if (r.tools.size > 0) caps.tools = { listChanged: live };
     return { ...caps, ...this.options.capabilities };
   }
 

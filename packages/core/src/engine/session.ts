@@ -40,6 +40,8 @@ export class Session {
     readonly id: string,
     /** Where messages tied to no request go (list_changed, resources/updated, session-wide logs). */
     readonly outlet: MessageChannel,
+    /** Whether anything can reach the client outside its own requests (false for stateless HTTP). */
+    readonly unsolicited = true,
   ) {
     this.logLevel = engine.options.clientLogLevel;
     this.logger = engine.logger.child({ session: shortId(id) });
@@ -60,7 +62,7 @@ export class Session {
    */
   assumeInitialized(protocolVersion: string): void {
     this.protocolVersion = protocolVersion;
-    this.serverCapabilities = this.engine.capabilities();
+    this.serverCapabilities = this.engine.capabilities({ unsolicited: this.unsolicited });
     this.state = 'ready';
   }
 

@@ -29,8 +29,11 @@ export function eventId(streamId: string, seq: number): string {
 export function parseEventId(id: string): { streamId: string; seq: number } | undefined {
   const sep = id.lastIndexOf('_');
   if (sep <= 0) return undefined;
-  const seq = Number(id.slice(sep + 1));
-  if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
+  // Digits only: Number() would also take '' (as 0), ' 5', '0x10' or '1e2'.
+  const tail = id.slice(sep + 1);
+  if (!/^\d+$/.test(tail)) return undefined;
+  const seq = Number(tail);
+  if (!Number.isSafeInteger(seq)) return undefined;
   return { streamId: id.slice(0, sep), seq };
 }
 
@@ -46,6 +49,8 @@ interface StreamLog {
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, Map<string, StreamLog>>();
+  /** Where each evicted stream's numbering stood, so a stream that speaks again never reuses an event id. */
+  private readonly evicted = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly maxEventsPerStream = 1000,
@@ -57,8 +62,15 @@ export class InMemoryEventStore implements EventStore {
     if (!streams) this.sessions.set(sessionId, (streams = new Map()));
     let log = streams.get(streamId);
     if (!log) {
-      if (streams.size >= this.maxStreamsPerSession) streams.delete(streams.keys().next().value!);
-      streams.set(streamId, (log = { firstSeq: 1, events: [] }));
+      let evicted = this.evicted.get(sessionId);
+      if (streams.size >= this.maxStreamsPerSession) {
+        const [oldest, old] = streams.entries().next().value!;
+        streams.delete(oldest);
+        if (!evicted) this.evicted.set(sessionId, (evicted = new Map()));
+        evicted.set(oldest, old.firstSeq + old.events.length);
+      }
+      streams.set(streamId, (log = { firstSeq: evicted?.get(streamId) ?? 1, events: [] }));
+      evicted?.delete(streamId);
     }
     log.events.push(message);
     if (log.events.length > this.maxEventsPerStream) {
@@ -81,6 +93,7 @@ export class InMemoryEventStore implements EventStore {
 
   dropSession(sessionId: string): void {
     this.sessions.delete(sessionId);
+    this.evicted.delete(sessionId);
   }
 
   /** How many sessions have stored events (for tests and metrics). */

@@ -19,7 +19,7 @@ export const initialize: MethodHandler = (params, ctx) => {
   session.protocolVersion = isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
   session.clientCapabilities = capabilities as ClientCapabilities;
   session.clientInfo = clientInfo as unknown as Implementation;
-  session.serverCapabilities = engine.capabilities();
+  session.serverCapabilities = engine.capabilities({ unsolicited: session.unsolicited });
   session.state = 'initializing';
   session.logger.info({ client: clientInfo.name, clientVersion: clientInfo.version, protocolVersion: session.protocolVersion }, 'session initialized');
   const result: InitializeResult = {
