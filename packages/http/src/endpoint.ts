@@ -45,7 +45,6 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
 
   const isInitialize = parsed.kind === 'request' && parsed.message.method === 'initialize';
   const sessionId = sessionIdOf(request);
-  let http: HttpSession | undefined;
   if (isInitialize) {
     if (sessionId !== undefined) return sendHttpError(reply, 400, 'Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
     if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down');
@@ -53,7 +52,7 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     return initialize(ctx, parsed.message as JsonRpcRequest, reply);
   }
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
-  http = ctx.sessions.get(sessionId);
+  const http = ctx.sessions.get(sessionId);
   if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one');
   http.touch();
 
@@ -63,7 +62,7 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
   }
   return ctx.options.jsonResponse
     ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet), http.session.logger)
-    : answerSse(ctx, http, parsed.message, request, reply);
+    : answerSse(ctx, http, parsed.message, reply);
 }
 
 function parseBody(body: unknown): ParsedMessage {
@@ -81,11 +80,8 @@ function parseBody(body: unknown): ParsedMessage {
 async function initialize(ctx: EndpointContext, message: JsonRpcRequest, reply: FastifyReply): Promise<unknown> {
   const http = ctx.sessions.create();
   const response = await http.session.handleRequest(message, http.outlet);
-  if (!response || 'error' in response) {
-    ctx.sessions.close(http.id);
-    return answerJson(reply, response, http.session.logger);
-  }
-  reply.header(SESSION_HEADER, http.id);
+  if (!response || 'error' in response) ctx.sessions.close(http.id);
+  else reply.header(SESSION_HEADER, http.id);
   return answerJson(reply, response, http.session.logger);
 }
 
@@ -97,7 +93,7 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger
 }
 
 /** Streams a request: priming event, everything the request causes, then its response. */
-async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, reply: FastifyReply): Promise<void> {
   const stream = http.openRequestStream();
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
@@ -171,15 +167,17 @@ export async function handleGet(ctx: EndpointContext, request: FastifyRequest, r
   http.touch();
 
   const lastEventId = request.headers['last-event-id'];
-  if (typeof lastEventId === 'string' && lastEventId !== '') return resume(ctx, http, lastEventId, request, reply);
+  if (typeof lastEventId === 'string' && lastEventId !== '') return resume(ctx, http, lastEventId, reply);
 
+  // Resuming stays allowed while draining (it may carry the last responses); a new stream is not.
+  if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down');
   const stream = http.standaloneStream();
   if (stream.connected) return sendHttpError(reply, 409, 'Conflict: this session already has a GET stream open');
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   return undefined;
 }
 
-async function resume(ctx: EndpointContext, http: HttpSession, lastEventId: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+async function resume(ctx: EndpointContext, http: HttpSession, lastEventId: string, reply: FastifyReply): Promise<unknown> {
   const position = parseEventId(lastEventId);
   if (!position || !ctx.store) return sendHttpError(reply, 400, `Bad Request: cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}`);
   const stream = http.liveStream(position.streamId) ?? (position.streamId === '0' ? http.standaloneStream() : undefined);

@@ -513,8 +513,11 @@ describe('Streamable HTTP, raw: options', () => {
     expect(ready.status).toBe(503);
     expect(jsonOf(ready)).toEqual({ ready: false, reason: 'draining' });
     expect((await request(`${base}/healthz`)).status).toBe(200);
-    // The session already open still gets answers while draining.
+    // The session already open still gets answers while draining, but no new GET stream.
     expect((await post(s.url, rpc(2, 'ping'), session)).status).toBe(200);
+    const get = await request(s.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': session } });
+    expect(get.status).toBe(503);
+    expect(rpcErrorOf(get)).toEqual({ code: TRANSPORT_ERROR, message: 'Service Unavailable: the server is shutting down' });
 
     fixture.gate.open();
     expect(summarize(await call.rest())).toEqual(['result 1 held']);
