@@ -11,7 +11,19 @@ export * from './protocol/versions';
 // Authoring: decorators, schema rules, content helpers
 export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, getServerOptions } from './metadata/decorators';
 export type * from './metadata/options';
-export { Field, getFieldOptions, classToJsonSchema, validateInput, formatIssues, compileJsonSchema } from './schema';
+export {
+  Field,
+  getFieldOptions,
+  classToJsonSchema,
+  validateInput,
+  formatIssues,
+  compileJsonSchema,
+  toElicitationSchema,
+  checkElicitationSchema,
+  validateElicitedContent,
+  ElicitationSchemaError,
+} from './schema';
+export type { ElicitationSchema } from './schema';
 export type { FieldOptions, JsonSchema, ValidationIssue } from './schema';
 export * from './content/helpers';
 export { toCallToolResult, toReadResourceResult, toGetPromptResult, isContentBlock } from './content/normalize';
@@ -25,10 +37,13 @@ export { EntryList, type ListKind, type Page } from './registry/entry-list';
 export * from './registry/entries';
 export { McpEngine, type EngineOptions, type MethodHandler, type NotificationHandler } from './engine/engine';
 export { Session, CancelledError, shortId, type SessionState } from './engine/session';
-export { RequestContext, RequestContext as ToolContext } from './engine/context';
+export { RequestContext, RequestContext as ToolContext, relatedTask, type TaskHandle } from './engine/context';
 export type { MessageChannel } from './engine/channel';
 export { McpLogger } from './engine/mcp-logger';
 export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
 
-// Stores
+// Stores and tasks
+export { InMemoryTaskStore, InvalidTaskCursorError, TERMINAL_STATUSES, type Task, type TaskRecord, type TaskStatus, type TaskStore } from './stores/task-store';
+export { TaskManager, type TaskOptions } from './tasks/task-manager';
+export { ClientCapabilityError, type ClientRequestOptions } from './engine/client-requests';
 export { InMemoryEventStore, eventId, parseEventId, type EventStore, type StoredEvent } from './stores/event-store';

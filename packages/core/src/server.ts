@@ -1,6 +1,7 @@
 import type { LoggingLevel } from './protocol/types';
 import { McpEngine, type EngineOptions } from './engine/engine';
 import type { Registry } from './registry/registry';
+import type { Session } from './engine/session';
 import { buildRegistry, serverInfoOf } from './scanner/scanner';
 
 const engines = new WeakMap<object, McpEngine>();
@@ -21,7 +22,11 @@ export function createEngine(target: Servable, options: EngineOptions = {}): Mcp
   if (existing) return existing;
   const engine = new McpEngine(serverInfoOf(objects), buildRegistry(objects), options);
   engines.set(primary, engine);
-  for (const object of objects) (object as Partial<McpServer>).onServerInit?.call(object);
+  for (const object of objects) {
+    const hooks = object as Partial<McpServer>;
+    if (typeof hooks.onRootsListChanged === 'function') engine.onRootsListChanged((session) => hooks.onRootsListChanged!.call(object, session));
+    hooks.onServerInit?.call(object);
+  }
   return engine;
 }
 
@@ -42,6 +47,9 @@ export class McpServer {
 
   /** Called once, when the engine serving this object has been built: register runtime entries here. */
   onServerInit(): void {}
+
+  /** Override to hear when a client's roots change (then ask again with `ctx.roots()` or `session`). */
+  onRootsListChanged?(session: Session): unknown;
 
   /** Tells every client subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void {

@@ -57,6 +57,9 @@ export class TestClient {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; onProgress?: RequestOptions['onProgress'] }>();
   private readonly waiters: { method: string; resolve: (n: JsonRpcNotification) => void }[] = [];
+  private readonly handlers = new Map<string, (params: Record<string, unknown>) => unknown>();
+  /** Every request the server sent this client (sampling, elicitation, roots), in order. */
+  readonly serverRequests: { method: string; params: Record<string, unknown> }[] = [];
   /** Notifications already handed out by nextNotification. */
   private readonly awaited = new WeakSet<JsonRpcNotification>();
   readonly session: Session;
@@ -100,6 +103,33 @@ export class TestClient {
 
   notify(method: string, params?: Record<string, unknown>): void {
     this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+  }
+
+  /**
+   * Answers the server's `method` requests (sampling/createMessage, elicitation/create, roots/list)
+   * with what `handler` returns; a thrown RpcError becomes an error reply. Declare the matching
+   * capability at connect (`capabilities`), as a real client would.
+   */
+  onRequest(method: string, handler: (params: Record<string, unknown>) => unknown): this {
+    this.handlers.set(method, handler);
+    return this;
+  }
+
+  private async answer(request: { id: number | string; method: string; params?: Record<string, unknown> }): Promise<void> {
+    const params = request.params ?? {};
+    this.serverRequests.push({ method: request.method, params });
+    const handler = this.handlers.get(request.method);
+    let reply: JsonRpcMessage;
+    if (!handler) reply = { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `Method not found: ${request.method}` } };
+    else {
+      try {
+        reply = { jsonrpc: '2.0', id: request.id, result: ((await handler(params)) ?? {}) as Record<string, unknown> };
+      } catch (err) {
+        const e = err instanceof RpcError ? err : new RpcError(-32603, err instanceof Error ? err.message : String(err));
+        reply = { jsonrpc: '2.0', id: request.id, error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) } };
+      }
+    }
+    this.send(reply);
   }
 
   /** Resolves with the next notification of this method (or one already received and not yet awaited). */
@@ -200,7 +230,11 @@ export class TestClient {
       } else waiter.resolve(message.result);
       return;
     }
-    if (!('method' in message) || 'id' in message) return;
+    if ('method' in message && 'id' in message) {
+      void this.answer(message as { id: number | string; method: string; params?: Record<string, unknown> });
+      return;
+    }
+    if (!('method' in message)) return;
     const notification = message as JsonRpcNotification;
     this.notifications.push(notification);
     if (notification.method === 'notifications/progress') {

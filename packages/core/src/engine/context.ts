@@ -1,8 +1,17 @@
 import type { RequestId } from '../protocol/jsonrpc';
-import type { ClientCapabilities, Implementation, Meta } from '../protocol/types';
+import type { ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, Implementation, Meta, Root } from '../protocol/types';
+import type { JsonSchema } from '../schema/json-schema';
+import { elicit, elicitUrl, listRoots, sample, type ClientRequestOptions } from './client-requests';
 import type { MessageChannel } from './channel';
 import { McpLogger } from './mcp-logger';
 import type { Session } from './session';
+
+/** The task a handler runs as (task-augmented tools/call), as its context sees it. */
+export interface TaskHandle {
+  readonly id: string;
+  /** Marks the task input_required while it waits on the client, and working again after. */
+  inputRequired(waiting: boolean): void;
+}
 
 /**
  * What a handler gets besides its input: the abort signal, progress, a logger that reaches the
@@ -22,6 +31,8 @@ export class RequestContext {
     readonly meta: Meta | undefined,
     readonly signal: AbortSignal,
     readonly channel: MessageChannel,
+    /** Set when the handler runs as a task. */
+    readonly task?: TaskHandle,
   ) {}
 
   get sessionId(): string {
@@ -48,7 +59,13 @@ export class RequestContext {
 
   /** Logs to pino (with session and request ids) and, at or above the session's level, to the client. */
   get log(): McpLogger {
-    return (this.logger ??= new McpLogger(this.session.logger.child({ requestId: this.requestId }), this.session, this.channel));
+    return (this.logger ??= new McpLogger(
+      this.session.logger.child(this.task ? { requestId: this.requestId, taskId: this.task.id } : { requestId: this.requestId }),
+      this.session,
+      this.channel,
+      undefined,
+      this.task ? relatedTask(this.task.id) : undefined,
+    ));
   }
 
   /**
@@ -66,6 +83,7 @@ export class RequestContext {
     const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
+    if (this.task) params._meta = relatedTask(this.task.id);
     this.channel.send({ jsonrpc: '2.0', method: 'notifications/progress', params });
   }
 
@@ -80,8 +98,41 @@ export class RequestContext {
     return true;
   }
 
+  /** Asks the client's model for a completion (sampling/createMessage). Needs the client's sampling capability. */
+  sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult> {
+    return sample(this, params, options);
+  }
+
+  /**
+   * Asks the user to fill a form (elicitation, form mode). Give a class (its class-validator rules
+   * become the restricted schema, and the answer comes back as a validated instance) or a raw schema.
+   */
+  elicit<T extends object>(message: string, schema: (new () => T) | JsonSchema, options?: ClientRequestOptions): Promise<ElicitResult<T>> {
+    return elicit(this, message, schema, options);
+  }
+
+  /** Sends the user to a URL (elicitation, URL mode); completion is announced later with completeElicitation(). */
+  elicitUrl(request: { message: string; url: string; elicitationId?: string }, options?: ClientRequestOptions) {
+    return elicitUrl(this, request, options);
+  }
+
+  /** Tells the client a URL-mode elicitation finished out of band (notifications/elicitation/complete). */
+  completeElicitation(elicitationId: string): void {
+    this.session.notify('notifications/elicitation/complete', { elicitationId });
+  }
+
+  /** The client's roots (roots/list). Needs the client's roots capability. */
+  roots(options?: ClientRequestOptions): Promise<Root[]> {
+    return listRoots(this, options);
+  }
+
   /** Tells subscribers of `uri` (in every session) that it changed. */
   notifyResourceUpdated(uri: string): void {
     this.session.engine.notifyResourceUpdated(uri);
   }
+}
+
+/** The `_meta` that ties a message to the task it belongs to. */
+export function relatedTask(taskId: string): Record<string, unknown> {
+  return { 'io.modelcontextprotocol/related-task': { taskId } };
 }

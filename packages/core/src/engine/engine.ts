@@ -9,6 +9,8 @@ import type { MessageChannel } from './channel';
 import type { RequestContext } from './context';
 import { methodTable } from './methods';
 import { Session } from './session';
+import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
+import { TaskManager, type TaskOptions } from '../tasks/task-manager';
 import { writeToPino } from './mcp-logger';
 
 export type MethodHandler = (params: Record<string, unknown>, ctx: RequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
@@ -23,6 +25,12 @@ export interface EngineOptions {
   pageSize?: number;
   /** The level a session logs to its client at until it calls logging/setLevel. */
   clientLogLevel?: LoggingLevel;
+  /** How long a request to the client (sampling, elicitation, roots) may wait for its answer (default 5 min). */
+  clientRequestTimeoutMs?: number;
+  /** Where tasks live (default: in memory). */
+  taskStore?: TaskStore;
+  /** Task ttl and polling defaults. */
+  tasks?: TaskOptions;
   /** Merged over the capabilities derived from the registry. */
   capabilities?: ServerCapabilities;
 }
@@ -40,12 +48,15 @@ const LIST_CHANGED: Record<ListKind, { method: string; capability: 'tools' | 're
  */
 export class McpEngine {
   readonly logger: Logger;
-  readonly options: Required<Pick<EngineOptions, 'pageSize' | 'clientLogLevel'>> & EngineOptions;
+  readonly options: Required<Pick<EngineOptions, 'pageSize' | 'clientLogLevel' | 'clientRequestTimeoutMs'>> & EngineOptions;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
   readonly methods: ReadonlyMap<string, MethodHandler> = methodTable;
   readonly notificationHandlers = new Map<string, NotificationHandler>();
+  /** Task-augmented tool calls and the tasks/* methods. */
+  readonly tasks: TaskManager;
   private readonly sessions = new Map<string, Session>();
+  private readonly rootsListeners: ((session: Session) => unknown)[] = [];
   private pendingListChanges = new Set<string>();
   private flushScheduled = false;
 
@@ -56,14 +67,22 @@ export class McpEngine {
   ) {
     const pageSize = options.pageSize ?? 50;
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
-    this.options = { ...options, pageSize, clientLogLevel: options.clientLogLevel ?? 'info' };
+    this.options = { ...options, pageSize, clientLogLevel: options.clientLogLevel ?? 'info', clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 300_000 };
     this.logger =
       options.logger ??
       pino({ name: info.name, level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
     const { instructions, ...identity } = info;
     this.serverInfo = compact({ ...identity });
     this.instructions = instructions;
+    this.tasks = new TaskManager(options.taskStore ?? new InMemoryTaskStore(), options.tasks);
     registry.onChange((kind) => this.listChanged(kind));
+    this.notificationHandlers.set('notifications/roots/list_changed', (_params, session) => {
+      for (const listener of this.rootsListeners) {
+        Promise.resolve()
+          .then(() => listener(session))
+          .catch((err) => session.logger.error({ err }, 'roots list_changed handler failed'));
+      }
+    });
   }
 
   /**
@@ -87,6 +106,7 @@ export class McpEngine {
   /** Called by Session.close. */
   forget(session: Session): void {
     this.sessions.delete(session.id);
+    void this.tasks.dropOwner(session).catch((err) => this.logger.error({ err }, 'could not drop the tasks of a closed session'));
   }
 
   /**
@@ -103,7 +123,19 @@ export class McpEngine {
     if (hasPrompts) caps.prompts = { listChanged: live };
     if (hasResources) caps.resources = { subscribe: live, listChanged: live };
     if (r.tools.size > 0) caps.tools = { listChanged: live };
+    // Tasks are offered only when some tool can run as one, and only to sessions that outlive a request.
+    for (const tool of live ? r.tools.values() : []) {
+      if (tool.definition.execution?.taskSupport) {
+        caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+        break;
+      }
+    }
     return { ...caps, ...this.options.capabilities };
+  }
+
+  /** Called whenever a client says its roots changed (notifications/roots/list_changed). */
+  onRootsListChanged(listener: (session: Session) => unknown): void {
+    this.rootsListeners.push(listener);
   }
 
   /** Tells every session subscribed to `uri` that the resource changed. */
@@ -122,6 +154,7 @@ export class McpEngine {
   /** Closes every session. */
   close(): void {
     for (const session of [...this.sessions.values()]) session.close();
+    this.tasks.close();
   }
 
   // Coalesces a burst of registry changes into one notification per list, sent after the burst.

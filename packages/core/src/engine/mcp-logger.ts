@@ -19,11 +19,13 @@ export class McpLogger {
     private readonly target: LogTarget,
     private readonly channel: MessageChannel,
     private readonly name?: string,
+    /** Added as `_meta` to each client-side line (the related task, for a task's logs). */
+    private readonly meta?: Record<string, unknown>,
   ) {}
 
   /** A logger whose client-side lines carry this `logger` name. */
   child(name: string): McpLogger {
-    return new McpLogger(this.pino.child({ logger: name }), this.target, this.channel, name);
+    return new McpLogger(this.pino.child({ logger: name }), this.target, this.channel, name, this.meta);
   }
 
   log(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
@@ -36,6 +38,7 @@ export class McpLogger {
     if (!this.target.initialized || !passes(level, this.target.logLevel) || this.channel.open === false) return;
     const params: Record<string, unknown> = { level, data: data === undefined ? message : { message, ...data } };
     if (this.name !== undefined) params.logger = this.name;
+    if (this.meta !== undefined) params._meta = this.meta;
     this.channel.send({ jsonrpc: '2.0', method: 'notifications/message', params });
   }
 

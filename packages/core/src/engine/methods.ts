@@ -4,6 +4,7 @@ import { initialize, ping } from './handlers/lifecycle';
 import { setLevel } from './handlers/logging';
 import { getPrompt, listPrompts } from './handlers/prompts';
 import { listResourceTemplates, listResources, readResource, subscribe, unsubscribe } from './handlers/resources';
+import { cancelTask, getTask, listTasks, taskResult } from './handlers/tasks';
 import { callTool, listTools } from './handlers/tools';
 
 /** Where a request is dispatched: every client→server method of 2025-11-25 and its handler. */
@@ -21,4 +22,8 @@ export const methodTable: ReadonlyMap<string, MethodHandler> = new Map<string, M
   ['prompts/list', listPrompts],
   ['prompts/get', getPrompt],
   ['completion/complete', complete],
+  ['tasks/get', getTask],
+  ['tasks/result', taskResult],
+  ['tasks/list', listTasks],
+  ['tasks/cancel', cancelTask],
 ]);

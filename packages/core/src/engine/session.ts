@@ -33,6 +33,9 @@ export class Session {
   readonly subscriptions = new Set<string>();
   readonly logger: Logger;
   private readonly inFlight = new Map<RequestId, AbortController>();
+  /** Requests this server sent the client, waiting for its answer. */
+  private readonly awaiting = new Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>();
+  private nextOutgoingId = 1;
   private clientLogger?: McpLogger;
 
   constructor(
@@ -139,8 +142,67 @@ export class Session {
     }
   }
 
+  /** A client's answer to a request this server sent: settles the waiting call. */
   handleResponse(response: JsonRpcResponse): void {
-    this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
+    const waiting = response.id === null ? undefined : this.awaiting.get(response.id);
+    if (!waiting) {
+      this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
+      return;
+    }
+    this.awaiting.delete(response.id!);
+    if ('error' in response) waiting.reject(new McpError(response.error.code, response.error.message, response.error.data));
+    else waiting.resolve(response.result);
+  }
+
+  /**
+   * Sends the client a request on `channel` and resolves with its result. A client error becomes
+   * a thrown McpError with its code and message; no answer within `timeoutMs` is -32001; an abort
+   * of `signal` rejects with its reason. Either way the client is told to stop (notifications/cancelled).
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    channel: MessageChannel,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.InvalidRequest, `Cannot send ${method}: the session is closed`));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.nextOutgoingId++;
+    const timeoutMs = options.timeoutMs ?? this.engine.options.clientRequestTimeoutMs;
+    return new Promise((resolve, reject) => {
+      const cancel = (reason: string) => {
+        if (this.state !== 'closed') channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
+      };
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.awaiting.delete(id);
+      };
+      const onAbort = () => {
+        settle();
+        cancel('The server no longer needs this result');
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        settle();
+        cancel(`No answer within ${timeoutMs} ms`);
+        reject(new McpError(ErrorCode.RequestTimeout, `${method} got no answer from the client within ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref?.();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.awaiting.set(id, {
+        resolve: (result) => {
+          settle();
+          resolve(result);
+        },
+        reject: (err) => {
+          settle();
+          reject(err);
+        },
+      });
+      channel.send({ jsonrpc: '2.0', id, method, params });
+    });
   }
 
   /** Sends a notification tied to no request. */
@@ -155,6 +217,7 @@ export class Session {
     this.state = 'closed';
     for (const controller of this.inFlight.values()) controller.abort(new CancelledError('session closed'));
     this.inFlight.clear();
+    for (const waiting of [...this.awaiting.values()]) waiting.reject(new McpError(ErrorCode.InvalidRequest, 'The session closed before the client answered'));
     this.engine.forget(this);
   }
 

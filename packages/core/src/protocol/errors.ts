@@ -5,6 +5,8 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** A request to the other side got no answer in time. */
+  RequestTimeout: -32001,
   /** resources/read for a URI the server does not know. */
   ResourceNotFound: -32002,
   /** A tool needs the user to visit a URL first (URL-mode elicitation). */
@@ -40,5 +42,27 @@ export class McpError extends Error {
 
   static invalidRequest(message: string): McpError {
     return new McpError(ErrorCode.InvalidRequest, message);
+  }
+}
+
+/** One URL-mode elicitation a tool needs completed before it can go on. */
+export interface UrlElicitation {
+  mode: 'url';
+  message: string;
+  url: string;
+  elicitationId: string;
+}
+
+/**
+ * Throw from a tool that cannot go on until the user visits a URL (URL-mode elicitation): the
+ * client gets -32042 with the elicitations to present, and may retry the call afterwards.
+ */
+export class UrlElicitationRequiredError extends McpError {
+  constructor(
+    readonly elicitations: UrlElicitation[],
+    message = 'This request requires more information: complete the elicitation at the URL given, then retry',
+  ) {
+    super(ErrorCode.UrlElicitationRequired, message, { elicitations });
+    this.name = 'UrlElicitationRequiredError';
   }
 }

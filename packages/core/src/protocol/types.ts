@@ -188,3 +188,79 @@ export interface InitializeResult {
   instructions?: string;
   _meta?: Meta;
 }
+
+// Server → client requests
+
+export interface ModelPreferences {
+  hints?: { name?: string }[];
+  costPriority?: number;
+  speedPriority?: number;
+  intelligencePriority?: number;
+}
+
+/** A tool the model may call during sampling (SEP-1577). */
+export interface SamplingTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface ToolUseContent {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  _meta?: Meta;
+}
+
+export interface ToolResultContent {
+  type: 'tool_result';
+  toolUseId: string;
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Meta;
+}
+
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+
+export interface SamplingMessage {
+  role: Role;
+  content: SamplingContent | SamplingContent[];
+  _meta?: Meta;
+}
+
+export interface CreateMessageParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  modelPreferences?: ModelPreferences;
+  includeContext?: 'none' | 'thisServer' | 'allServers';
+  temperature?: number;
+  stopSequences?: string[];
+  metadata?: Record<string, unknown>;
+  tools?: SamplingTool[];
+  toolChoice?: { mode?: 'auto' | 'required' | 'none' };
+  _meta?: Meta;
+}
+
+export interface CreateMessageResult {
+  role: Role;
+  content: SamplingContent | SamplingContent[];
+  model: string;
+  stopReason?: string;
+  _meta?: Meta;
+}
+
+export interface ElicitResult<T = Record<string, string | number | boolean | string[]>> {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: T;
+  _meta?: Meta;
+}
+
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}

@@ -10,6 +10,13 @@ export interface FieldOptions {
   /** Overrides a format derived from validators (e.g. IsEmail → email). */
   format?: string;
   deprecated?: boolean;
+  /**
+   * Display titles for the allowed values of an enum property (`@IsIn`, `@IsEnum`, also with
+   * `each: true`), keyed by value. Used by elicitation forms: a single select becomes
+   * `oneOf: [{ const, title }]`, a multi-select `items: { anyOf: [{ const, title }] }`;
+   * values without an entry are shown as themselves. Tool input schemas are not affected.
+   */
+  enumTitles?: Record<string, string>;
   /** Extra JSON Schema keywords, merged last (they win over everything derived). */
   schema?: Record<string, unknown>;
 }

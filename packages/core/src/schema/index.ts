@@ -3,3 +3,19 @@ export { type JsonSchema, type ValidationIssue } from './json-schema';
 export { classToJsonSchema } from './class-schema';
 export { validateInput, validateOutput, formatIssues, type ValidationResult } from './class-validation';
 export { compileJsonSchema, type JsonSchemaValidator } from './json-schema-validation';
+export {
+  toElicitationSchema,
+  checkElicitationSchema,
+  validateElicitedContent,
+  ElicitationSchemaError,
+  type ElicitationSchema,
+  type PrimitiveSchema,
+  type ElicitationStringSchema,
+  type ElicitationNumberSchema,
+  type ElicitationBooleanSchema,
+  type ElicitationSingleSelectSchema,
+  type ElicitationMultiSelectSchema,
+  type ElicitationOption,
+  type ElicitationFormat,
+  type ElicitationProblem,
+} from './elicitation-schema';

@@ -1,4 +1,4 @@
-import { McpError } from '../../protocol/errors';
+import { ErrorCode, McpError } from '../../protocol/errors';
 import type { MethodHandler } from '../engine';
 import { invokeTool } from '../invoke-tool';
 import { listPage, objectParam, requireCapability, stringParam } from '../params';
@@ -15,5 +15,13 @@ export const callTool: MethodHandler = async (params, ctx) => {
   if (!entry) throw McpError.invalidParams(`Unknown tool: ${name}`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};
+  // Task augmentation, when this server offers tasks at all (otherwise the field is ignored, as the spec says).
+  if (ctx.session.serverCapabilities.tasks) {
+    const task = objectParam(params, 'task', 'tools/call');
+    const support = entry.definition.execution?.taskSupport ?? 'forbidden';
+    if (task && support === 'forbidden') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support running as a task`);
+    if (!task && support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (execution.taskSupport is "required")`);
+    if (task) return (await ctx.session.engine.tasks.start(entry, args, ctx, task)) as unknown as Record<string, unknown>;
+  }
   return (await invokeTool(entry, args, ctx)) as unknown as Record<string, unknown>;
 };

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { CreateMessageParams, CreateMessageResult, ElicitResult, Root } from '../protocol/types';
+import type { JsonSchema } from '../schema/json-schema';
+import { checkElicitationSchema, toElicitationSchema, validateElicitedContent } from '../schema/elicitation-schema';
+import { formatIssues } from '../schema/class-validation';
+import { compileJsonSchema } from '../schema/json-schema-validation';
+import type { RequestContext } from './context';
+
+/**
+ * Requests a handler makes of the client: sampling, elicitation, roots. Each checks what the
+ * client declared first, rides the handler's own channel (so over HTTP it reaches the client on
+ * the stream of the call that caused it), follows the handler's abort signal, and times out.
+ */
+
+export interface ClientRequestOptions {
+  /** Overrides the engine's clientRequestTimeoutMs for this request. */
+  timeoutMs?: number;
+}
+
+/** Thrown (and shown to the model as a tool error) when the client lacks what a request needs. */
+export class ClientCapabilityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClientCapabilityError';
+  }
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+async function send(ctx: RequestContext, method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<Record<string, unknown>> {
+  const task = ctx.task;
+  if (task) params = { ...params, _meta: { ...(params._meta as object), [RELATED_TASK]: { taskId: task.id } } };
+  // A task waiting on its client says so: input_required until the answer comes.
+  task?.inputRequired(true);
+  try {
+    return await ctx.session.request(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs });
+  } finally {
+    task?.inputRequired(false);
+  }
+}
+
+export async function sample(ctx: RequestContext, params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
+  const sampling = ctx.clientCapabilities.sampling;
+  if (!sampling) throw new ClientCapabilityError('The client does not support sampling (no "sampling" capability was declared)');
+  if ((params.tools?.length || params.toolChoice) && !sampling.tools) {
+    throw new ClientCapabilityError('The client does not support tools in sampling (no "sampling.tools" capability was declared)');
+  }
+  if (params.includeContext && params.includeContext !== 'none' && !sampling.context) {
+    throw new ClientCapabilityError(`The client does not support includeContext "${params.includeContext}" (no "sampling.context" capability)`);
+  }
+  if (!Array.isArray(params.messages) || !Number.isInteger(params.maxTokens) || params.maxTokens < 1) {
+    throw new TypeError('sample() needs messages and a positive integer maxTokens');
+  }
+  return (await send(ctx, 'sampling/createMessage', params as unknown as Record<string, unknown>, options)) as unknown as CreateMessageResult;
+}
+
+/** Form mode is what a bare `elicitation: {}` capability means (the 2025-06-18 form). */
+function supportsForm(ctx: RequestContext): boolean {
+  const e = ctx.clientCapabilities.elicitation;
+  return !!e && (e.form !== undefined || e.url === undefined);
+}
+
+export async function elicit<T extends object>(
+  ctx: RequestContext,
+  message: string,
+  schema: (new () => T) | JsonSchema,
+  options: ClientRequestOptions = {},
+): Promise<ElicitResult<T>> {
+  if (!supportsForm(ctx)) throw new ClientCapabilityError('The client does not support form elicitation (no "elicitation" capability was declared)');
+  const cls = typeof schema === 'function' ? (schema as new () => T) : undefined;
+  let requestedSchema: JsonSchema;
+  if (cls) requestedSchema = toElicitationSchema(cls) as JsonSchema;
+  else {
+    const problems = checkElicitationSchema(schema);
+    if (problems.length) throw new TypeError(`elicit(): the schema is not a valid elicitation schema: ${problems.join('; ')}`);
+    requestedSchema = schema as JsonSchema;
+  }
+  const result = (await send(ctx, 'elicitation/create', { mode: 'form', message, requestedSchema }, options)) as unknown as ElicitResult<T>;
+  if (result.action !== 'accept') return result;
+  // The answer is checked against what was asked: a class gives back a validated instance.
+  if (!cls) {
+    const issues = compileJsonSchema(requestedSchema)(result.content ?? {});
+    if (issues) throw invalidAnswer(issues);
+    return result;
+  }
+  const checked = await validateElicitedContent(cls, result.content ?? {});
+  if (!checked.ok) throw invalidAnswer(checked.issues);
+  return { ...result, content: checked.value };
+}
+
+/** A plain error, so a tool that does not catch it reports it to the model as a tool error. */
+function invalidAnswer(issues: { path: string; message: string }[]): Error {
+  return new Error(`The client's elicitation answer does not match the requested schema: ${formatIssues(issues, 'Invalid answer')}`);
+}
+
+export async function elicitUrl(
+  ctx: RequestContext,
+  request: { message: string; url: string; elicitationId?: string },
+  options: ClientRequestOptions = {},
+): Promise<ElicitResult<never> & { elicitationId: string }> {
+  if (!ctx.clientCapabilities.elicitation?.url) {
+    throw new ClientCapabilityError('The client does not support URL elicitation (no "elicitation.url" capability was declared)');
+  }
+  const elicitationId = request.elicitationId ?? randomUUID();
+  const result = await send(ctx, 'elicitation/create', { mode: 'url', message: request.message, url: request.url, elicitationId }, options);
+  return { ...(result as unknown as ElicitResult<never>), elicitationId };
+}
+
+export async function listRoots(ctx: RequestContext, options: ClientRequestOptions = {}): Promise<Root[]> {
+  if (!ctx.clientCapabilities.roots) throw new ClientCapabilityError('The client does not expose roots (no "roots" capability was declared)');
+  const result = await send(ctx, 'roots/list', {}, options);
+  return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
+}

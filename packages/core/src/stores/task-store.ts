@@ -1,0 +1,118 @@
+import type { JsonRpcErrorObject } from '../protocol/jsonrpc';
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+export const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+/** A task as the protocol shows it (tasks/get, tasks/list, notifications/tasks/status). */
+export interface Task {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  /** Retention from creation in ms; null means unlimited. */
+  ttl: number | null;
+  pollInterval?: number;
+}
+
+/** What the store keeps: the task, whose it is, and (once terminal) what the request returned. */
+export interface TaskRecord extends Task {
+  /** The session (or, with auth, the principal) the task belongs to: no one else may see it. */
+  owner: string;
+  /** Epoch ms after which the task may be purged; undefined for an unlimited ttl. */
+  expiresAt?: number;
+  outcome?: { result: Record<string, unknown> } | { error: JsonRpcErrorObject };
+}
+
+/**
+ * Where tasks live. The engine keeps nothing about a task outside it except the work running in
+ * this process, so a shared implementation (e.g. Redis) lets several instances serve one task.
+ */
+export interface TaskStore {
+  create(record: TaskRecord): Promise<void> | void;
+  get(taskId: string): Promise<TaskRecord | undefined> | TaskRecord | undefined;
+  /** Applies `patch` and returns the new record; undefined when the task is unknown. */
+  update(taskId: string, patch: Partial<TaskRecord>): Promise<TaskRecord | undefined> | TaskRecord | undefined;
+  /** One owner's tasks, oldest first, `limit` at a time; the cursor is the store's own. */
+  list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> | { tasks: TaskRecord[]; nextCursor?: string };
+  delete(taskId: string): Promise<void> | void;
+  /** Deletes tasks whose expiresAt has passed; returns their ids. */
+  deleteExpired(now: number): Promise<string[]> | string[];
+  /** Deletes every task of an owner; returns their ids. */
+  deleteOwner(owner: string): Promise<string[]> | string[];
+}
+
+/** Thrown by a store for a cursor it did not issue. */
+export class InvalidTaskCursorError extends Error {}
+
+/** The embedded default: tasks in a Map, in creation order. */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, TaskRecord & { seq: number }>();
+  private seq = 0;
+
+  create(record: TaskRecord): void {
+    this.tasks.set(record.taskId, { ...record, seq: ++this.seq });
+  }
+
+  get(taskId: string): TaskRecord | undefined {
+    return this.tasks.get(taskId);
+  }
+
+  update(taskId: string, patch: Partial<TaskRecord>): TaskRecord | undefined {
+    const current = this.tasks.get(taskId);
+    if (!current) return undefined;
+    Object.assign(current, patch);
+    return current;
+  }
+
+  list(owner: string, cursor: string | undefined, limit: number): { tasks: TaskRecord[]; nextCursor?: string } {
+    let after = 0;
+    if (cursor !== undefined) {
+      after = Number(Buffer.from(cursor, 'base64url').toString('utf8').replace(/^tasks:/, ''));
+      if (!/^tasks:\d+$/.test(Buffer.from(cursor, 'base64url').toString('utf8')) || !Number.isSafeInteger(after)) {
+        throw new InvalidTaskCursorError(`Invalid cursor for tasks/list: ${JSON.stringify(cursor)}`);
+      }
+    }
+    const tasks: TaskRecord[] = [];
+    for (const task of this.tasks.values()) {
+      if (task.seq <= after || task.owner !== owner) continue;
+      if (tasks.length === limit) {
+        const last = tasks[tasks.length - 1] as TaskRecord & { seq: number };
+        return { tasks, nextCursor: Buffer.from(`tasks:${last.seq}`).toString('base64url') };
+      }
+      tasks.push(task);
+    }
+    return { tasks };
+  }
+
+  delete(taskId: string): void {
+    this.tasks.delete(taskId);
+  }
+
+  deleteExpired(now: number): string[] {
+    const gone: string[] = [];
+    for (const [id, task] of this.tasks) {
+      if (task.expiresAt !== undefined && task.expiresAt <= now) {
+        this.tasks.delete(id);
+        gone.push(id);
+      }
+    }
+    return gone;
+  }
+
+  deleteOwner(owner: string): string[] {
+    const gone: string[] = [];
+    for (const [id, task] of this.tasks) {
+      if (task.owner === owner) {
+        this.tasks.delete(id);
+        gone.push(id);
+      }
+    }
+    return gone;
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+}
