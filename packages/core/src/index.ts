@@ -45,5 +45,5 @@ export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
 // Stores and tasks
 export { InMemoryTaskStore, InvalidTaskCursorError, TERMINAL_STATUSES, type Task, type TaskRecord, type TaskStatus, type TaskStore } from './stores/task-store';
 export { TaskManager, type TaskOptions } from './tasks/task-manager';
-export { ClientCapabilityError, type ClientRequestOptions } from './engine/client-requests';
+export { ClientCapabilityError, ClientRequestError, type ClientRequestOptions } from './engine/client-requests';
 export { InMemoryEventStore, eventId, parseEventId, type EventStore, type StoredEvent } from './stores/event-store';

@@ -38,6 +38,9 @@ export class HttpSession {
       get open() {
         return self.session.state !== 'closed';
       },
+      get deferred() {
+        return !self.standalone;
+      },
       send(message) {
         if (self.standalone) self.standalone.send(message);
         else if (self.early.length < MAX_EARLY_MESSAGES) self.early.push(message);

@@ -9,6 +9,8 @@ export interface MessageChannel {
   send(message: JsonRpcMessage): void;
   /** False once the channel can carry nothing more (the stream closed). */
   readonly open?: boolean;
+  /** True while what is sent is only held for later, not delivered (an HTTP session whose client opened no GET stream yet). */
+  readonly deferred?: boolean;
   /**
    * Closes the connection under the channel without ending its stream (SSE polling, SEP-1699):
    * the client reconnects after `retryMs` and resumes from the last event id. Absent where the

@@ -4,6 +4,7 @@ import type { JsonSchema } from '../schema/json-schema';
 import { checkElicitationSchema, toElicitationSchema, validateElicitedContent } from '../schema/elicitation-schema';
 import { formatIssues } from '../schema/class-validation';
 import { compileJsonSchema } from '../schema/json-schema-validation';
+import { McpError } from '../protocol/errors';
 import type { RequestContext } from './context';
 
 /**
@@ -25,6 +26,25 @@ export class ClientCapabilityError extends Error {
   }
 }
 
+/**
+ * Thrown when the client answers a request with an error, or does not answer in time. It is a
+ * failure of the tool, not of the tools/call request: a tool that does not catch it reports it to
+ * the model as a tool error (isError), with the code and message. `code` and `data` are the client's.
+ */
+export class ClientRequestError extends Error {
+  readonly code: number;
+  readonly data?: unknown;
+  constructor(
+    readonly method: string,
+    cause: McpError,
+  ) {
+    super(`${method} failed with error ${cause.code}: ${cause.message}`, { cause });
+    this.name = 'ClientRequestError';
+    this.code = cause.code;
+    this.data = cause.data;
+  }
+}
+
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 async function send(ctx: RequestContext, method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<Record<string, unknown>> {
@@ -34,6 +54,11 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
   task?.inputRequired(true);
   try {
     return await ctx.session.request(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs });
+  } catch (err) {
+    // An McpError here is the client's error reply or its silence (not a protocol error the tool
+    // author chose to throw); an abort keeps its reason.
+    if (err instanceof McpError && !ctx.signal.aborted) throw new ClientRequestError(method, err);
+    throw err;
   } finally {
     task?.inputRequired(false);
   }

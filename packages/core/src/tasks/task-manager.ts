@@ -18,16 +18,34 @@ export interface TaskOptions {
   pollIntervalMs?: number;
 }
 
-/** A task's messages go where the client is listening: a waiting tasks/result's stream, else the session's outlet. */
+/**
+ * A task's messages go where the client is listening: a waiting tasks/result's stream, else the
+ * session's outlet. When the outlet would only hold them (no GET stream yet), they wait here for
+ * the next tasks/result instead, which the spec tells a client to send on input_required.
+ */
 class TaskChannel implements MessageChannel {
-  target?: MessageChannel;
+  private waitingTarget?: MessageChannel;
+  private held: JsonRpcMessage[] = [];
   constructor(private readonly session: Session) {}
   get open(): boolean {
     return this.session.state !== 'closed';
   }
+  get target(): MessageChannel | undefined {
+    return this.waitingTarget;
+  }
+  set target(channel: MessageChannel | undefined) {
+    this.waitingTarget = channel;
+    if (!channel || this.held.length === 0) return;
+    const held = this.held;
+    this.held = [];
+    for (const message of held) channel.send(message);
+  }
   send(message: JsonRpcMessage): void {
-    const target = this.target && this.target.open !== false ? this.target : this.session.outlet;
-    if (target.open !== false) target.send(message);
+    const target = this.waitingTarget;
+    if (target && target.open !== false) return target.send(message);
+    const outlet = this.session.outlet;
+    if (outlet.deferred && this.held.length < 100) this.held.push(message);
+    else if (outlet.open !== false) outlet.send(message);
   }
 }
 
