@@ -5,7 +5,7 @@ const config: Config = {
   roots: ['<rootDir>/packages', '<rootDir>/apps'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
-  moduleNameMapper: { '^@mcpx/(core|stdio|http|testing)$': '<rootDir>/packages/$1/src' },
+  moduleNameMapper: { '^@mcpx/(core|stdio|http|testing|cli)$': '<rootDir>/packages/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   testTimeout: 20000,
 };

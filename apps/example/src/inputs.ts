@@ -1,6 +1,6 @@
 import { Field } from '@mcpx/core';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 
 /** Tool and prompt inputs: class-validator rules are both the JSON Schema and the validation. */
 
@@ -108,4 +108,11 @@ export class SummarizeArgs {
   @IsOptional()
   @IsIn(['brief', 'detailed'])
   style?: string;
+}
+
+/** The form delete asks the user to fill in (elicitation): the class's rules become the form's schema. */
+export class DeleteConfirmation {
+  @Field({ title: 'Delete', description: 'Yes, delete this note for good' })
+  @IsBoolean()
+  confirm!: boolean;
 }

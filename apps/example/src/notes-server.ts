@@ -1,4 +1,5 @@
 import {
+  ClientCapabilityError,
   Complete,
   McpError,
   McpServer,
@@ -13,10 +14,11 @@ import {
   userMessage,
   type RequestContext,
 } from '@mcpx/core';
-import { AppendInput, CreateNoteInput, ExportInput, NoteIdInput, SearchInput, SearchResult, SummarizeArgs } from './inputs';
-import { NotesStore, type Note } from './notes-store';
+import { AppendInput, CreateNoteInput, DeleteConfirmation, ExportInput, NoteIdInput, SearchInput, SearchResult, SummarizeArgs } from './inputs';
+import { NotesStore, type Note, type NoteSeed } from './notes-store';
 
-const SEED = [
+/** The notes a fresh data folder starts with. */
+export const SAMPLE_NOTES: NoteSeed[] = [
   { title: 'Welcome', body: 'This is the notes example served by mcpx.', tags: ['intro'] },
   { title: 'Shopping', body: 'Milk, eggs, coffee beans.', tags: ['home'] },
   { title: 'Release plan', body: 'Cut the release on Friday; write the changelog first.', tags: ['work', 'planning'] },
@@ -32,7 +34,11 @@ const noteUri = (id: string) => `notes://notes/${id}`;
   instructions: 'Use search to find notes, then read notes://notes/{id} for the full text.',
 })
 export class NotesServer extends McpServer {
-  constructor(readonly store = new NotesStore(SEED)) {
+  /**
+   * With no arguments (as `mcpx serve` builds it) the notes live in $MCPX_DATA_DIR, default
+   * ./.data/notes; a fresh folder starts with three sample notes.
+   */
+  constructor(readonly store = new NotesStore({ seed: SAMPLE_NOTES })) {
     super();
   }
 
@@ -56,12 +62,24 @@ export class NotesServer extends McpServer {
     return { notes: found.slice(0, input.limit ?? 10).map(({ id, title, tags }) => ({ id, title, tags })), total: found.length };
   }
 
-  @Tool({ title: 'Delete a note', description: 'Deletes a note for good.', annotations: { destructiveHint: true, idempotentHint: true } })
-  delete(input: NoteIdInput, ctx: RequestContext) {
-    if (!this.store.delete(input.id)) return { content: [text(`No note ${input.id}.`)], isError: true };
+  @Tool({
+    title: 'Delete a note',
+    description: 'Deletes a note for good. Clients that support elicitation are asked to confirm first.',
+    annotations: { destructiveHint: true, idempotentHint: true },
+  })
+  async delete(input: NoteIdInput, ctx: RequestContext) {
+    const note = this.store.get(input.id);
+    if (!note) return { content: [text(`No note ${input.id}.`)], isError: true };
+    if (!(await this.confirmDelete(note, ctx))) {
+      ctx.log.info('delete not confirmed', { id: note.id });
+      return `Kept note ${note.id}: the deletion was not confirmed.`;
+    }
+    // The note may have gone while the user was deciding.
+    if (!this.store.delete(note.id)) return { content: [text(`No note ${input.id}.`)], isError: true };
     ctx.log.warning('note deleted', { id: input.id });
     this.registry.resources.remove(noteUri(input.id));
     this.notifyResourceUpdated(noteUri(input.id));
+    this.notifyCollections(note);
     return `Deleted note ${input.id}.`;
   }
 
@@ -76,8 +94,9 @@ export class NotesServer extends McpServer {
 
   @Tool({
     title: 'Export all notes',
-    description: 'Renders every note; slow on purpose, reports progress and can be cancelled.',
+    description: 'Renders every note; slow on purpose, reports progress, can be cancelled and can run as a task.',
     annotations: { readOnlyHint: true },
+    taskSupport: 'optional',
   })
   async export(input: ExportInput, ctx: RequestContext) {
     const notes = this.store.all();
@@ -139,6 +158,27 @@ export class NotesServer extends McpServer {
     return ['brief', 'detailed'].filter((s) => s.startsWith(value));
   }
 
+  /**
+   * Asks the user to confirm a deletion when the client can show a form (it declared the
+   * elicitation capability); a client that cannot is not asked. Only an accepted form with
+   * confirm=true deletes: decline, cancel or confirm=false keep the note.
+   */
+  private async confirmDelete(note: Note, ctx: RequestContext): Promise<boolean> {
+    try {
+      const answer = await ctx.elicit(`Delete note ${note.id} "${note.title}" for good?`, DeleteConfirmation);
+      return answer.action === 'accept' && answer.content?.confirm === true;
+    } catch (err) {
+      if (err instanceof ClientCapabilityError) return true;
+      throw err;
+    }
+  }
+
+  /** The index and the tag views of a note changed with it: tell their subscribers. */
+  private notifyCollections(note: Note): void {
+    this.notifyResourceUpdated('notes://index');
+    for (const tag of note.tags) this.notifyResourceUpdated(`notes://tags/${tag}`);
+  }
+
   private requireNote(id: string, asParams = false): Note {
     const note = this.store.get(id);
     if (note) return note;
@@ -148,16 +188,20 @@ export class NotesServer extends McpServer {
 
   /** Each note is also listed as a resource; changes reach subscribers and list watchers. */
   private changed(note: Note): void {
-    const uri = noteUri(note.id);
-    if (!this.registry.resources.has(uri)) {
-      this.registry.addResource({ uri, name: `note-${note.id}`, title: note.title, mimeType: 'text/markdown', handler: () => this.note({ id: note.id }) });
-    }
-    this.notifyResourceUpdated(uri);
+    this.listed(note);
+    this.notifyResourceUpdated(noteUri(note.id));
+    this.notifyCollections(note);
   }
 
-  /** Once served: list the seeded notes as resources too. */
+  /** Once served: list the stored notes as resources too. */
   override onServerInit(): void {
-    for (const note of this.store.all()) this.changed(note);
+    for (const note of this.store.all()) this.listed(note);
+  }
+
+  private listed(note: Note): void {
+    const uri = noteUri(note.id);
+    if (this.registry.resources.has(uri)) return;
+    this.registry.addResource({ uri, name: `note-${note.id}`, title: note.title, mimeType: 'text/markdown', handler: () => this.note({ id: note.id }) });
   }
 }
 

@@ -1,4 +1,7 @@
-/** The notes themselves: a small in-memory store the server exposes. */
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** The notes themselves, kept in one JSON file under a data folder. */
 export interface Note {
   id: string;
   title: string;
@@ -7,17 +10,56 @@ export interface Note {
   updatedAt: string;
 }
 
+export type NoteSeed = Omit<Note, 'id' | 'updatedAt'>;
+
+export interface NotesStoreOptions {
+  /** The data folder (created on the first write). Default: $MCPX_DATA_DIR or ./.data/notes. */
+  dir?: string;
+  /** Notes to start with when the folder holds no notes file yet. */
+  seed?: NoteSeed[];
+}
+
+/** What notes.json holds. */
+interface NotesFile {
+  version: 1;
+  nextId: number;
+  notes: Note[];
+}
+
+/** The data folder the example uses: $MCPX_DATA_DIR, else ./.data/notes (relative to the working directory). */
+export function defaultDataDir(): string {
+  return resolve(process.env.MCPX_DATA_DIR || join('.data', 'notes'));
+}
+
+/**
+ * A small file-backed store: everything lives in memory and every change rewrites
+ * `<dir>/notes.json` atomically (write a temporary file, flush it, rename it over the old one), so
+ * a crash leaves either the old file or the new one, never half of one. Writes are synchronous:
+ * the store is the single writer of its folder, and each change is on disk before the tool answers.
+ * Serve one process per data folder.
+ */
 export class NotesStore {
+  readonly dir: string;
+  readonly file: string;
   private readonly notes = new Map<string, Note>();
   private nextId = 1;
 
-  constructor(seed: Omit<Note, 'id' | 'updatedAt'>[] = []) {
-    for (const note of seed) this.create(note.title, note.body, note.tags);
+  constructor(options: NotesStoreOptions = {}) {
+    this.dir = resolve(options.dir ?? defaultDataDir());
+    this.file = join(this.dir, 'notes.json');
+    const saved = this.load();
+    if (saved) {
+      this.nextId = saved.nextId;
+      for (const note of saved.notes) this.notes.set(note.id, note);
+    } else {
+      // A fresh folder: start from the seed; it is written with the first change.
+      for (const note of options.seed ?? []) this.insert(note.title, note.body, note.tags);
+    }
   }
 
   create(title: string, body: string, tags: string[] = []): Note {
-    const note: Note = { id: String(this.nextId++), title, body, tags, updatedAt: new Date().toISOString() };
-    this.notes.set(note.id, note);
+    const note = this.insert(title, body, tags);
+    this.save();
     return note;
   }
 
@@ -25,6 +67,7 @@ export class NotesStore {
     const note = this.notes.get(id);
     if (!note) return undefined;
     Object.assign(note, changes, { updatedAt: new Date().toISOString() });
+    this.save();
     return note;
   }
 
@@ -33,7 +76,9 @@ export class NotesStore {
   }
 
   delete(id: string): boolean {
-    return this.notes.delete(id);
+    if (!this.notes.delete(id)) return false;
+    this.save();
+    return true;
   }
 
   all(): Note[] {
@@ -49,5 +94,45 @@ export class NotesStore {
 
   tags(): string[] {
     return [...new Set(this.all().flatMap((n) => n.tags))].sort();
+  }
+
+  private insert(title: string, body: string, tags: string[]): Note {
+    const note: Note = { id: String(this.nextId++), title, body, tags: [...tags], updatedAt: new Date().toISOString() };
+    this.notes.set(note.id, note);
+    return note;
+  }
+
+  private load(): NotesFile | undefined {
+    let raw: string;
+    try {
+      raw = readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const data = JSON.parse(raw) as NotesFile;
+    if (data?.version !== 1 || !Array.isArray(data.notes) || !Number.isInteger(data.nextId)) {
+      throw new Error(`${this.file} is not a notes file (version 1)`);
+    }
+    return data;
+  }
+
+  private save(): void {
+    const data: NotesFile = { version: 1, nextId: this.nextId, notes: this.all() };
+    mkdirSync(this.dir, { recursive: true });
+    const temp = `${this.file}.${process.pid}.tmp`;
+    try {
+      const fd = openSync(temp, 'w', 0o600);
+      try {
+        writeSync(fd, `${JSON.stringify(data, null, 2)}\n`);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, this.file);
+    } catch (err) {
+      rmSync(temp, { force: true });
+      throw err;
+    }
   }
 }

@@ -54,6 +54,9 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     return503OnClosing: true,
+    // close() runs after the drain: whatever connection is left (a keep-alive socket that went idle
+    // after the drain started) is destroyed rather than waited on for its keep-alive timeout.
+    forceCloseConnections: true,
     ...options.fastify,
   });
   let endpoint!: McpEndpointHandle;

@@ -25,7 +25,11 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { listen, type McpHttpServer } from '@mcpx/http';
-import { NotesServer } from '../../../apps/example/src/notes-server';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NotesServer, SAMPLE_NOTES } from '../../../apps/example/src/notes-server';
+import { NotesStore } from '../../../apps/example/src/notes-store';
 import { allPages, connectPeer, expectMcpError, takeErrors, textOf, until, type Exchange, type Peer, type Wire } from './sdk-http-fixture';
 
 interface Mode {
@@ -55,6 +59,7 @@ const messagesOn = (wire: Exchange[], httpMethod: string) => wire.filter((e) => 
 
 describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
   let server: McpHttpServer;
+  let dataDir: string;
   const peers: Peer[] = [];
 
   const connect = async (): Promise<Peer> => {
@@ -80,7 +85,9 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
   const inFlight = () => (mode.stateful ? server.endpoint.sessions.requestsInFlight : server.engine.sessionCount);
 
   beforeAll(async () => {
-    server = await listen(new NotesServer(), { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), pageSize: 2, ...mode.options });
+    // A data folder of its own: every mode starts from the three seeded notes.
+    dataDir = mkdtempSync(join(tmpdir(), 'mcpx-notes-'));
+    server = await listen(new NotesServer(new NotesStore({ dir: dataDir, seed: SAMPLE_NOTES })), { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), pageSize: 2, ...mode.options });
   });
 
   afterEach(async () => {
@@ -93,6 +100,7 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
 
   afterAll(async () => {
     await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('initializes: serverInfo, instructions, capabilities, 2025-11-25 and the session id', async () => {
@@ -112,6 +120,8 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
       prompts: { listChanged: live },
       resources: { subscribe: live, listChanged: live },
       tools: { listChanged: live },
+      // export can run as a task; tasks outlive a request, so only stateful sessions are offered them.
+      ...(live ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     });
     expect(transport.protocolVersion).toBe('2025-11-25');
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -252,6 +253,9 @@ describe('graceful shutdown', () => {
 describe('the example server as a process', () => {
   const root = path.resolve(__dirname, '../../..');
   const main = path.join(root, 'apps/example/dist/main-http.js');
+  // A fresh data folder: the export below runs over the three seeded notes.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'mcpx-notes-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   function freePort(): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -268,7 +272,7 @@ describe('the example server as a process', () => {
     if (!existsSync(main)) throw new Error(`${main} does not exist: build first with "npm run build" (npm test does)`);
     const port = await freePort();
     const child = spawn(process.execPath, [main], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MCPX_LOG_LEVEL: 'info' },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MCPX_LOG_LEVEL: 'info', MCPX_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

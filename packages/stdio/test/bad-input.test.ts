@@ -4,11 +4,16 @@
  * belong on stderr), every bad frame gets its exact error code, and the server keeps serving.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
 const SERVER = resolve(ROOT, 'apps/example/dist/main-stdio.js');
+const dataDirs: string[] = [];
+afterAll(() => {
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 const MiB = 1024 * 1024;
 
 interface Message {
@@ -35,7 +40,10 @@ class RawServer {
   private nextId = 1000;
 
   constructor() {
-    this.child = spawn(process.execPath, [SERVER], { cwd: ROOT, env: { ...process.env, MCPX_PAGE_SIZE: '2' }, stdio: 'pipe' });
+    // Each server gets a fresh data folder: it starts from the seeded notes and leaves nothing behind.
+    const dataDir = mkdtempSync(join(tmpdir(), 'mcpx-notes-'));
+    dataDirs.push(dataDir);
+    this.child = spawn(process.execPath, [SERVER], { cwd: ROOT, env: { ...process.env, MCPX_PAGE_SIZE: '2', MCPX_DATA_DIR: dataDir }, stdio: 'pipe' });
     this.child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
     // Writing to a server that already exited must not crash the test runner.

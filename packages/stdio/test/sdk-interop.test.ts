@@ -4,8 +4,9 @@
  * paginated (MCPX_PAGE_SIZE=2). A tap between the client and its transport records every
  * JSON-RPC message in both directions, so the wire itself can be checked too.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -94,6 +95,8 @@ interface Peer {
 }
 
 const peers: Peer[] = [];
+/** Every spawned server gets a data folder of its own, so each starts from the three seeded notes. */
+const dataDirs: string[] = [];
 let sharedPeer: Promise<Peer> | undefined;
 
 /** One server for the tests that change nothing (spawning one costs ~0.3 s). */
@@ -106,7 +109,7 @@ async function connect(ownedByTest = true, oneMessagePerTick = false): Promise<P
     command: process.execPath,
     args: [SERVER],
     cwd: ROOT,
-    env: { MCPX_PAGE_SIZE: '2' },
+    env: { MCPX_PAGE_SIZE: '2', MCPX_DATA_DIR: dataDirs[dataDirs.push(mkdtempSync(join(tmpdir(), 'mcpx-notes-'))) - 1]! },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -166,6 +169,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   if (sharedPeer) await (await sharedPeer).client.close();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('initialize', () => {
@@ -184,6 +188,8 @@ describe('initialize', () => {
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       tools: { listChanged: true },
+      // export can run as a task.
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
 
     // On the wire: the client asked for the latest version and the server agreed to it.

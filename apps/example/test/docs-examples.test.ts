@@ -1,0 +1,195 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect, quietOptions, rpcErrorOf } from '@mcpx/testing';
+import { listen } from '@mcpx/http';
+import { TeamServer } from '../../../docs/examples/tools-input';
+import { WeatherServer } from '../../../docs/examples/tools-output-class';
+import { CalcServer } from '../../../docs/examples/tools-raw-schema';
+import { FilesServer } from '../../../docs/examples/tools-errors';
+import { NotesResources } from '../../../docs/examples/resources';
+import { PluginServer } from '../../../docs/examples/resources-live-registry';
+import { PromptServer } from '../../../docs/examples/prompts-and-completion';
+import { AssistantServer } from '../../../docs/examples/context-client-requests';
+import { engine as tasksEngine } from '../../../docs/examples/tasks-options';
+import { statelessOptions } from '../../../docs/examples/transports-modes';
+import { buildApp } from '../../../docs/examples/transports-plugin';
+
+// The jest suites shown in docs/testing.md run here, as they are printed.
+import '../../../docs/examples/testing';
+
+const root = join(__dirname, '..', '..', '..');
+const docsDir = join(root, 'docs');
+const examplesDir = join(docsDir, 'examples');
+const MARKER = /<!-- example: ([\w.-]+) -->\n```ts\n([\s\S]*?)```/g;
+
+const pages = readdirSync(docsDir).filter((f) => f.endsWith('.md'));
+const markers = pages.flatMap((page) =>
+  [...readFileSync(join(docsDir, page), 'utf8').matchAll(MARKER)].map((m) => ({ page, file: m[1]!, block: m[2]! })),
+);
+
+describe('docs examples', () => {
+  it('are shown verbatim: every marked block equals its file byte for byte', () => {
+    expect(markers.length).toBeGreaterThan(0);
+    for (const { page, file, block } of markers) {
+      const source = readFileSync(join(examplesDir, file), 'utf8');
+      expect({ page, file, block }).toEqual({ page, file, block: source });
+    }
+  });
+
+  it('has no marker without its code block right after it', () => {
+    for (const page of pages) {
+      const text = readFileSync(join(docsDir, page), 'utf8');
+      const bare = (text.match(/<!-- example: /g) ?? []).length;
+      const complete = [...text.matchAll(MARKER)].length;
+      expect({ page, markers: bare }).toEqual({ page, markers: complete });
+    }
+  });
+
+  it('are all referenced: every docs/examples/*.ts is shown on some page', () => {
+    const shown = new Set(markers.map((m) => m.file));
+    const files = readdirSync(examplesDir).filter((f) => f.endsWith('.ts'));
+    expect(files.filter((f) => !shown.has(f))).toEqual([]);
+  });
+
+  it('every page is linked from docs/README.md', () => {
+    const index = readFileSync(join(docsDir, 'README.md'), 'utf8');
+    const missing = pages.filter((p) => p !== 'README.md' && !index.includes(`(${p})`));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('docs examples, run', () => {
+  it('tools-input: the schema comes from the class, a broken rule is an isError result', async () => {
+    const client = await connect(new TeamServer(), quietOptions());
+    const { tools } = await client.listTools();
+    const invite = tools.find((t) => t.name === 'invite')!;
+    expect(invite.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email', description: 'Who to invite' }, days: { type: 'integer', minimum: 1, maximum: 30, default: 7 } },
+      required: ['email'],
+    });
+    expect((await client.callTool('invite', { email: 'ada@example.com', role: 'editor' })).content).toEqual([
+      { type: 'text', text: 'Invited ada@example.com as editor for 7 days' },
+    ]);
+    const bad = await client.callTool('invite', { email: 'ada@example.com', days: 90 });
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.content)).toContain('days');
+    expect((await client.callTool('pending')).content).toEqual([{ type: 'text', text: '0 pending' }]);
+    client.close();
+  });
+
+  it('tools-output-class and tools-raw-schema: structuredContent plus a text copy', async () => {
+    const weather = await connect(new WeatherServer(), quietOptions());
+    const [tool] = (await weather.listTools()).tools;
+    expect(tool!.outputSchema).toMatchObject({ type: 'object', properties: { temperature: { type: 'number' }, conditions: { type: 'string' } } });
+    const result = await weather.callTool('weather', { city: 'Oslo' });
+    expect(result.structuredContent).toEqual({ temperature: 4, conditions: 'clear' });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({ temperature: 4, conditions: 'clear' });
+    weather.close();
+
+    const calc = await connect(new CalcServer(), quietOptions());
+    expect((await calc.callTool('sum', { numbers: [1, 2, 3] })).structuredContent).toEqual({ sum: 6 });
+    expect((await calc.callTool('sum', { numbers: [] })).isError).toBe(true);
+    calc.close();
+  });
+
+  it('tools-errors: toolError and Error are isError results, McpError is a JSON-RPC error', async () => {
+    const client = await connect(new FilesServer(), quietOptions());
+    expect(await client.callTool('read', { path: 'nope' })).toMatchObject({ isError: true });
+    expect(await client.callTool('remove', { path: 'nope' })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Cannot delete nope: no such file' }] });
+    expect((await rpcErrorOf(client.callTool('fetch', { path: 'x' }))).code).toBe(-32602);
+    client.close();
+  });
+
+  it('resources: reads, templates, completion and subscriptions', async () => {
+    const client = await connect(new NotesResources(), quietOptions());
+    expect((await client.readResource('notes://index')).contents).toEqual([{ uri: 'notes://index', mimeType: 'application/json', text: '["welcome"]' }]);
+    expect((await client.readResource('notes://logo')).contents[0]).toMatchObject({ blob: 'iVBORw0KGgo=' });
+    expect((await client.readResource('notes://notes/welcome')).contents[0]).toMatchObject({ text: 'Hello from mcpx' });
+    expect((await rpcErrorOf(client.readResource('notes://notes/missing'))).code).toBe(-32002);
+    expect((await client.complete({ type: 'ref/resource', uri: 'notes://notes/{id}' }, { name: 'id', value: 'we' })).completion.values).toEqual(['welcome']);
+    await client.subscribe('notes://notes/welcome');
+    await client.callTool('set_note', { id: 'welcome', text: 'changed' });
+    expect((await client.nextNotification('notifications/resources/updated')).params).toEqual({ uri: 'notes://notes/welcome' });
+    client.close();
+  });
+
+  it('resources-live-registry: runtime entries and list_changed', async () => {
+    const client = await connect(new PluginServer(), quietOptions());
+    expect((await client.readResource('plugins://motd')).contents[0]).toMatchObject({ text: 'Message of the day' });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['toggle_beta']);
+    expect((await client.callTool('toggle_beta')).content).toEqual([{ type: 'text', text: 'beta on' }]);
+    await client.nextNotification('notifications/tools/list_changed');
+    expect((await client.callTool('beta_feature', {})).content).toEqual([{ type: 'text', text: 'beta!' }]);
+    client.close();
+  });
+
+  it('prompts-and-completion: arguments from a class, messages, completion with context', async () => {
+    const client = await connect(new PromptServer(), quietOptions());
+    const review = (await client.listPrompts()).prompts.find((p) => p.name === 'review')!;
+    expect(review.arguments).toEqual([
+      { name: 'language', description: 'The language of the code', required: true },
+      { name: 'tone', description: 'How strict to be', required: false },
+    ]);
+    const prompt = await client.getPrompt('review', { language: 'rust', tone: 'strict' });
+    expect(prompt.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect((await client.getPrompt('summarise', { topic: 'MCP' })).description).toBe('Summary of MCP');
+    expect((await client.complete({ type: 'ref/prompt', name: 'review' }, { name: 'language', value: 'ty' })).completion.values).toEqual(['typescript']);
+    expect((await client.complete({ type: 'ref/prompt', name: 'review' }, { name: 'tone', value: '' }, { language: 'rust' })).completion).toMatchObject({ values: ['strict'] });
+    client.close();
+  });
+
+  it('context-client-requests: URL elicitation, -32042, roots', async () => {
+    const client = await connect(new AssistantServer(), { ...quietOptions(), capabilities: { elicitation: { form: {}, url: {} }, roots: {} } });
+    client.onRequest('elicitation/create', () => ({ action: 'accept' }));
+    client.onRequest('roots/list', () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+    expect((await client.callTool('connect_account')).content).toEqual([{ type: 'text', text: 'Connected' }]);
+    expect((await client.nextNotification('notifications/elicitation/complete')).params).toHaveProperty('elicitationId');
+    expect((await rpcErrorOf(client.callTool('calendar'))).code).toBe(-32042);
+    expect((await client.callTool('roots')).content).toEqual([{ type: 'text', text: 'work file:///work' }]);
+    client.close();
+  });
+
+  it('tasks: a task-augmented call returns a task, tasks/result the outcome', async () => {
+    const client = await connect(tasksEngine, quietOptions());
+    expect((await client.callTool('build_report', { months: 2 })).content).toEqual([{ type: 'text', text: 'Report over 2 months' }]);
+    const created = await client.request<{ task: { taskId: string; status: string } }>('tools/call', { name: 'build_report', arguments: { months: 3 }, task: {} });
+    expect(created.task.status).toBe('working');
+    expect(await client.request('tasks/result', { taskId: created.task.taskId })).toMatchObject({ content: [{ type: 'text', text: 'Report over 3 months' }] });
+    expect((await client.request<{ status: string }>('tasks/get', { taskId: created.task.taskId })).status).toBe('completed');
+    client.close();
+  });
+
+  it('transports-modes and transports-plugin: real HTTP', async () => {
+    const server = await listen(new TeamServer(), { ...statelessOptions, port: 0, handleSignals: false, requestLogging: false, logLevel: 'silent' });
+    try {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pending', arguments: {} } }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: '0 pending' }] } });
+    } finally {
+      await server.close();
+    }
+
+    const app = await buildApp();
+    app.log.level = 'silent';
+    try {
+      const base = await app.listen({ host: '127.0.0.1', port: 0 });
+      expect(await (await fetch(`${base}/`)).json()).toEqual({ hello: 'world' });
+      expect((await fetch(`${base}/api/healthz`)).status).toBe(200);
+      const init = await fetch(`${base}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'docs', version: '1' } } }),
+      });
+      expect(init.status).toBe(200);
+      expect(init.headers.get('mcp-session-id')).toBeTruthy();
+      expect(await init.text()).toContain('"name":"team"');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { CliError, oneLine } from './errors';
+import { MAIN_HELP, version } from './help';
+
+// Commands load on demand: help, version and usage errors answer without loading the framework.
+const isDefinitionError = (err: unknown) => err instanceof Error && ['DefinitionError', 'UriTemplateError', 'ElicitationSchemaError'].includes(err.name);
+
+/**
+ * Runs the CLI. Resolves to an exit code, or 'serving' when a server is running (the process then
+ * lives until a signal or the end of stdin). Errors are one line on stderr, never a stack trace.
+ */
+export async function main(argv: string[]): Promise<number | 'serving'> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+        process.stderr.write(MAIN_HELP);
+        return 2;
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(MAIN_HELP);
+        return 0;
+      case '-v':
+      case '--version':
+      case 'version':
+        process.stdout.write(`${version()}\n`);
+        return 0;
+      case 'serve':
+        return await (await import('./serve')).runServe(rest);
+      case 'list':
+        return await (await import('./list')).runList(rest);
+      case 'init':
+        return await (await import('./init')).runInit(rest);
+      default:
+        throw new CliError(
+          command.startsWith('-') ? `unknown option ${command} (see mcpx --help)` : `unknown command ${command}: expected serve, list or init (see mcpx --help)`,
+        );
+    }
+  } catch (err) {
+    if (err instanceof CliError) {
+      process.stderr.write(`mcpx: ${err.message}\n`);
+      return err.exitCode;
+    }
+    if (isDefinitionError(err)) {
+      process.stderr.write(`mcpx: invalid server definition: ${oneLine(err)}\n`);
+      return 2;
+    }
+    process.stderr.write(`mcpx: ${oneLine(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,99 @@
+import type { McpEngine } from '@mcpx/core';
+import type { ListenOptions } from '@mcpx/http';
+import { entryOf, parse, pick, toBool, toHost, toList, toLogLevel, toPath, toPort, toPositiveMs, type LogLevel } from './args';
+import { CliError, oneLine } from './errors';
+import { SERVE_HELP } from './help';
+
+const SERVE_OPTIONS = {
+  stdio: { type: 'boolean' },
+  server: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  path: { type: 'string' },
+  stateless: { type: 'boolean' },
+  'json-response': { type: 'boolean' },
+  'allowed-origins': { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'log-level': { type: 'string' },
+  'session-idle-timeout': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'session-idle-timeout'] as const;
+
+export interface ServeSettings {
+  entry: string;
+  stdio: boolean;
+  server?: string;
+  logLevel: LogLevel;
+  http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'sessionIdleTimeoutMs'>;
+}
+
+/** Flags first, then MCPX_* (and PORT/HOST) from the environment; every value checked. */
+export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeSettings | 'help' {
+  const { values, positionals } = parse('serve', argv, SERVE_OPTIONS);
+  if (values.help) return 'help';
+  const entry = entryOf('serve', positionals);
+  const stdio = values.stdio === true;
+  if (stdio) {
+    const misplaced = HTTP_ONLY.filter((flag) => values[flag] !== undefined);
+    if (misplaced.length) throw new CliError(`--${misplaced[0]} applies to HTTP only, not --stdio`);
+  }
+  const server = values.server as string | undefined;
+  if (server !== undefined && !server.trim()) throw new CliError('--server needs a class name');
+  const logLevel = toLogLevel(pick(values['log-level'], 'log-level', ['MCPX_LOG_LEVEL'], env)) ?? 'info';
+  if (stdio) return { entry, stdio, server, logLevel, http: {} };
+  const http: ServeSettings['http'] = {
+    port: toPort(pick(values.port, 'port', ['MCPX_PORT', 'PORT'], env)) ?? 3000,
+    host: toHost(pick(values.host, 'host', ['MCPX_HOST', 'HOST'], env)) ?? '127.0.0.1',
+    path: toPath(pick(values.path, 'path', ['MCPX_PATH'], env)),
+    stateless: toBool(pick(values.stateless, 'stateless', ['MCPX_STATELESS'], env)),
+    jsonResponse: toBool(pick(values['json-response'], 'json-response', ['MCPX_JSON_RESPONSE'], env)),
+    allowedOrigins: toList(pick(values['allowed-origins'], 'allowed-origins', ['MCPX_ALLOWED_ORIGINS'], env)),
+    allowedHosts: toList(pick(values['allowed-hosts'], 'allowed-hosts', ['MCPX_ALLOWED_HOSTS'], env)),
+    sessionIdleTimeoutMs: toPositiveMs(pick(values['session-idle-timeout'], 'session-idle-timeout', ['MCPX_SESSION_IDLE_TIMEOUT'], env)),
+  };
+  for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];
+  return { entry, stdio, server, logLevel, http };
+}
+
+/** `mcpx serve`: resolves once serving has started; the transports stop the process on SIGTERM/SIGINT (exit 0). */
+export async function runServe(argv: string[]): Promise<number | 'serving'> {
+  const settings = serveSettings(argv);
+  if (settings === 'help') {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  // Loaded only now: a usage error never pays for the framework.
+  const { createEngine, getServerOptions } = await import('@mcpx/core');
+  const { definitionFailure, loadServer } = await import('./load-entry');
+  const { createLogger } = await import('./logger');
+  const { name, instance } = await loadServer(settings.entry, settings.server);
+  const logger = createLogger({
+    name: getServerOptions(instance.constructor)?.name ?? name,
+    level: settings.logLevel,
+    stream: settings.stdio ? 'stderr' : 'stdout',
+  });
+  let engine: McpEngine;
+  try {
+    engine = createEngine(instance, { logger });
+  } catch (err) {
+    throw definitionFailure(err) ?? err;
+  }
+  if (settings.stdio) {
+    const { serveStdio } = await import('@mcpx/stdio');
+    serveStdio(engine, { logger });
+    return 'serving';
+  }
+  const { listen } = await import('@mcpx/http');
+  try {
+    await listen(engine, { ...settings.http, logger });
+  } catch (err) {
+    if (err instanceof RangeError) throw new CliError(oneLine(err));
+    const where = `${settings.http.host}:${settings.http.port}`;
+    const code = (err as { code?: string }).code;
+    const reason = code === 'EADDRINUSE' ? 'address already in use' : code === 'EADDRNOTAVAIL' ? 'address not available' : code === 'EACCES' ? 'permission denied' : oneLine(err);
+    throw new CliError(`cannot listen on ${where}: ${reason}`, 1);
+  }
+  return 'serving';
+}

@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { INIT_USAGE, isValidPackageName, packageNameFromDir, runInit } from '../src/init';
+import { render, targetPath } from '../src/init-templates';
+
+/**
+ * `mcpx init` as a user runs it: scaffold a project, then build it, run its own tests and start
+ * its stdio and HTTP entries. The project is written inside the repo (.tmp-init-*, git-ignored, not
+ * under jest's roots) so @mcpx/* and the toolchain resolve from the repo's node_modules without an
+ * install; the @mcpx packages must be built first (`npm test` does).
+ */
+const root = join(__dirname, '..', '..', '..');
+const tscBin = join(root, 'node_modules/typescript/bin/tsc');
+const jestBin = join(root, 'node_modules/jest/bin/jest.js');
+const made: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(root, '.tmp-init-'));
+  made.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+function capture() {
+  let stdout = '';
+  let stderr = '';
+  return {
+    io: { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } },
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+  };
+}
+
+function run(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test' } });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+const version = (pkg: string) => `^${JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8')).version}`;
+
+describe('mcpx init: the scaffolded project', () => {
+  let dir: string;
+  let out: ReturnType<typeof capture>;
+
+  beforeAll(async () => {
+    for (const pkg of ['core', 'http', 'stdio', 'testing']) {
+      if (!existsSync(join(root, 'packages', pkg, 'dist/index.js'))) throw new Error(`packages/${pkg} is not built: run npm run build first`);
+    }
+    dir = tempDir();
+    out = capture();
+    expect(await runInit([dir, '--name', '@acme/hello-mcp'], out.io)).toBe(0);
+  });
+
+  it('writes every file, with the placeholders filled in and the repo versions', () => {
+    const files = ['package.json', 'tsconfig.json', 'tsconfig.test.json', 'jest.config.js', 'src/server.ts', 'src/main.ts', 'src/main-stdio.ts', 'test/server.test.ts', 'Dockerfile', '.dockerignore', '.gitignore', 'README.md'];
+    for (const file of files) {
+      expect(existsSync(join(dir, file))).toBe(true);
+      expect(readFileSync(join(dir, file), 'utf8')).not.toMatch(/\{\{|\}\}/);
+      expect(out.stdout).toContain(`  ${file}\n`);
+    }
+    expect(out.stderr).toBe('');
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const coreDeps = JSON.parse(readFileSync(join(root, 'packages/core/package.json'), 'utf8')).dependencies;
+    const rootDev = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
+    expect(pkg.name).toBe('@acme/hello-mcp');
+    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'start:stdio']));
+    expect(pkg.dependencies).toEqual({
+      '@mcpx/core': version('core'),
+      '@mcpx/http': version('http'),
+      '@mcpx/stdio': version('stdio'),
+      'class-transformer': coreDeps['class-transformer'],
+      'class-validator': coreDeps['class-validator'],
+      'reflect-metadata': coreDeps['reflect-metadata'],
+    });
+    expect(pkg.devDependencies).toEqual({
+      '@mcpx/testing': version('testing'),
+      '@types/jest': rootDev['@types/jest'],
+      '@types/node': rootDev['@types/node'],
+      jest: rootDev.jest,
+      'ts-jest': rootDev['ts-jest'],
+      typescript: '~5.9.3',
+    });
+    const tsconfig = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8')).compilerOptions;
+    expect(tsconfig).toMatchObject({ strict: true, experimentalDecorators: true, emitDecoratorMetadata: true });
+    expect(readFileSync(join(dir, 'src/server.ts'), 'utf8')).toContain("name: '@acme/hello-mcp'");
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('docker build -t acme-hello-mcp .');
+  });
+
+  it('has a multi-stage, non-root Dockerfile with a health check', () => {
+    const docker = readFileSync(join(dir, 'Dockerfile'), 'utf8');
+    expect(docker.match(/^FROM node:20-slim/gm)).toHaveLength(2);
+    expect(docker).toMatch(/^COPY --from=build /m);
+    expect(docker).toMatch(/^USER node$/m);
+    expect(docker).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
+    expect(docker).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+  });
+
+  it('builds with its own tsconfig, and its own tests pass', async () => {
+    const build = await run([tscBin, '-p', dir], root);
+    expect(build.output).toBe('');
+    expect(build.code).toBe(0);
+    expect(readdirSync(join(dir, 'dist')).sort()).toEqual(expect.arrayContaining(['main.js', 'main-stdio.js', 'server.js']));
+
+    const tests = await run([jestBin, '--rootDir', dir, '--ci'], dir);
+    expect(tests.output).toMatch(/Tests:\s+4 passed, 4 total/);
+    expect(tests.code).toBe(0);
+  }, 60_000);
+
+  it('serves over stdio from the compiled entry', async () => {
+    const child = spawn(process.execPath, [join(dir, 'dist/main-stdio.js')], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    const firstLine = new Promise<string>((resolve) =>
+      child.stdout.on('data', (c) => {
+        stdout += c;
+        if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')));
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'init-test', version: '0' } } })}\n`);
+    const reply = JSON.parse(await firstLine);
+    expect(reply).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: '@acme/hello-mcp' } } });
+    expect(reply.result.capabilities).toEqual(expect.objectContaining({ tools: expect.any(Object), resources: expect.any(Object), prompts: expect.any(Object) }));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+  });
+
+  it('serves over HTTP from the compiled entry, with /healthz, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [join(dir, 'dist/main.js')], { cwd: dir, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let log = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (c) => {
+        log += c;
+        const match = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(log);
+        if (match) resolve(match[1]!);
+      });
+      void exited.then(() => reject(new Error(`server exited: ${log}`)));
+    });
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('mcpx init: arguments', () => {
+  it('refuses a non-empty directory without --force, and writes into it with --force', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'keep.txt'), 'mine');
+    const refused = capture();
+    expect(await runInit([dir], refused.io)).toBe(2);
+    expect(refused.stderr).toMatch(/^mcpx: .* is not empty; .*--force.*\n$/);
+    expect(refused.stderr.split('\n')).toHaveLength(2);
+    expect(readdirSync(dir)).toEqual(['keep.txt']);
+
+    const forced = capture();
+    expect(await runInit([dir, '--force'], forced.io)).toBe(0);
+    expect(readFileSync(join(dir, 'keep.txt'), 'utf8')).toBe('mine');
+    const name = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name;
+    expect(name).toBe(packageNameFromDir(dir));
+    expect(name).toMatch(/^tmp-init-/);
+  });
+
+  it('creates a directory that does not exist yet', async () => {
+    const dir = join(tempDir(), 'nested', 'my server');
+    const out = capture();
+    expect(await runInit([dir], out.io)).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name).toBe('my-server');
+  });
+
+  it.each([
+    [[], /^mcpx: init needs a directory/],
+    [['a', 'b'], /^mcpx: init takes one directory/],
+    [['x', '--name'], /^mcpx: --name needs a package name/],
+    [['x', '--bogus'], /^mcpx: unknown option --bogus/],
+    [['x', '--name', 'Not Valid'], /^mcpx: "Not Valid" is not a valid npm package name/],
+  ])('exits 2 with one mcpx: line for %j', async (argv, message) => {
+    const out = capture();
+    expect(await runInit(argv as string[], out.io)).toBe(2);
+    expect(out.stderr).toMatch(message);
+    expect(out.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(out.stdout).toBe('');
+  });
+
+  it('exits 2 when the target is a file', async () => {
+    const file = join(tempDir(), 'file.txt');
+    writeFileSync(file, '');
+    const out = capture();
+    expect(await runInit([file], out.io)).toBe(2);
+    expect(out.stderr).toMatch(/^mcpx: .*file\.txt exists and is not a directory\n$/);
+  });
+
+  it('prints help with --help and -h', async () => {
+    for (const flag of ['--help', '-h']) {
+      const out = capture();
+      expect(await runInit([flag], out.io)).toBe(0);
+      expect(out.stdout).toBe(INIT_USAGE);
+      expect(out.stderr).toBe('');
+    }
+    expect(INIT_USAGE).toMatch(/^Usage: mcpx init <dir> \[--name <package-name>\] \[--force\]/);
+  });
+});
+
+describe('mcpx init: helpers', () => {
+  it('derives and checks package names', () => {
+    expect(packageNameFromDir('/x/My Cool_Server')).toBe('my-cool_server');
+    expect(packageNameFromDir('/x/.hidden')).toBe('hidden');
+    expect(isValidPackageName('@scope/name')).toBe(true);
+    expect(isValidPackageName('Upper')).toBe(false);
+    expect(isValidPackageName('')).toBe(false);
+    expect(isValidPackageName('_private')).toBe(false);
+  });
+
+  it('maps template paths and refuses unknown placeholders', () => {
+    expect(targetPath('gitignore')).toBe('.gitignore');
+    expect(targetPath('test/server.test.ts.tmpl')).toBe('test/server.test.ts');
+    expect(targetPath('src/server.ts')).toBe('src/server.ts');
+    expect(render('a {{name}} b', { name: 'x' })).toBe('a x b');
+    expect(() => render('{{nope}}', { name: 'x' }, 'f.ts')).toThrow('f.ts: unknown placeholder {{nope}}');
+  });
+});
