@@ -11,7 +11,7 @@ export const MAIN_HELP = `mcpx: serve and inspect mcpx MCP servers
 Usage:
   mcpx serve <entry> [options]   serve a decorated server over HTTP (default) or stdio
   mcpx list <entry> [--json]     print the tools, resources, templates and prompts it offers
-  mcpx init [options]            scaffold a new mcpx project
+  mcpx init <dir> [--name <n>]   scaffold a project that builds and passes its own test
 
   <entry> is a compiled .js module, or a .ts one (loaded through ts-node), that exports a
   class decorated with @Server (or an instance of one, or a default export).
