@@ -32,6 +32,8 @@ export class HttpSession {
     id: string,
     private readonly store: EventStore | undefined,
     private readonly onError: (err: unknown) => void,
+    /** How long a request stream delivered in full stays resumable after it ended. */
+    private readonly retentionMs?: number,
   ) {
     const self = this;
     this.outlet = {
@@ -59,7 +61,7 @@ export class HttpSession {
 
   /** A new stream for one POSTed request. */
   openRequestStream(): SseStream {
-    const stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, (s) => this.live.delete(s.id));
+    const stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, (s) => this.live.delete(s.id), this.retentionMs);
     this.live.set(stream.id, stream);
     return stream;
   }

@@ -24,6 +24,11 @@ export interface McpHttpOptions extends EngineOptions {
   maxSessions?: number;
   /** Where SSE events are kept for Last-Event-ID replay (default: bounded, in memory); false disables resumption. */
   eventStore?: EventStore | false;
+  /**
+   * How long a request stream that reached its client in full stays resumable after it ended
+   * (default 30 s); interrupted streams stay until the store evicts them or the session ends.
+   */
+  streamRetentionMs?: number;
   /** The `retry` hint sent to clients, in ms (default 1000). */
   retryMs?: number;
   /** Close every SSE connection after this long and let the client resume (polling); 0 = never (default). */

@@ -42,7 +42,7 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const engine = createEngine(server, { logger: app.log as unknown as Logger, ...options });
   const store = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
   const onError = (err: unknown) => engine.logger.error({ err }, 'mcp endpoint error');
-  const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError);
+  const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs);
   const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts);
   const ctx: EndpointContext = { engine, sessions, options, store };
 

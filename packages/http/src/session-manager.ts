@@ -13,6 +13,7 @@ export class SessionManager {
     private readonly maxSessions: number,
     private readonly idleTimeoutMs: number,
     private readonly onError: (err: unknown) => void,
+    private readonly streamRetentionMs?: number,
   ) {
     // Sweep a few times per timeout period so a session lives at most ~1.25× its idle limit.
     this.sweeper = setInterval(() => this.expireIdle(), Math.max(50, Math.min(idleTimeoutMs / 4, 60_000)));
@@ -28,7 +29,7 @@ export class SessionManager {
   }
 
   create(): HttpSession {
-    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError);
+    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs);
     this.sessions.set(session.id, session);
     return session;
   }

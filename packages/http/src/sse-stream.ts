@@ -9,6 +9,8 @@ import type { SseConnection } from './sse';
  */
 export class SseStream implements MessageChannel {
   private connection?: SseConnection;
+  /** Set once any event may have missed the client (no connection, a dropped or replaced one, a resume). */
+  private interrupted = false;
   private seq = 0;
   /** Set while a resuming connection replays stored events: live messages wait here meanwhile. */
   private replaying?: { id: string; data: string; seq: number }[];
@@ -20,6 +22,8 @@ export class SseStream implements MessageChannel {
     private readonly store: EventStore | undefined,
     private readonly onError: (err: unknown) => void,
     private readonly onEnd?: (stream: SseStream) => void,
+    /** How long a stream delivered in full stays resumable after it ended. */
+    private readonly retentionMs = 30_000,
   ) {}
 
   get open(): boolean {
@@ -32,6 +36,7 @@ export class SseStream implements MessageChannel {
 
   /** Attaches a new connection (first one, or a client resuming); primes it so it can resume later. */
   attach(connection: SseConnection, retryMs: number): void {
+    if (this.connection) this.interrupted = true;
     this.connection?.close();
     this.connection = connection;
     if (this.store) connection.prime(eventId(this.id, this.seq), retryMs);
@@ -39,6 +44,7 @@ export class SseStream implements MessageChannel {
 
   /** Attaches a resuming connection: replays what came after `afterSeq`, then goes live. */
   async resume(connection: SseConnection, afterSeq: number): Promise<boolean> {
+    this.interrupted = true;
     this.connection?.close();
     this.connection = connection;
     this.replaying = [];
@@ -77,6 +83,7 @@ export class SseStream implements MessageChannel {
     }
     if (this.replaying) this.replaying.push({ id: id ?? eventId(this.id, seq), data, seq });
     else if (this.connection && !this.connection.closed) this.connection.event(id, data);
+    else this.interrupted = true;
   }
 
   /** SSE polling: drop the connection but keep the stream; the client comes back with Last-Event-ID. */
@@ -88,7 +95,20 @@ export class SseStream implements MessageChannel {
   end(): void {
     if (this.ended) return;
     this.ended = true;
+    // Every event went out on one connection that looked alive: the client most likely has it all.
+    // Its events stay resumable for a grace period (a socket can die unnoticed), then the store
+    // forgets them instead of holding whole responses for the session's life.
+    const deliveredInFull = !this.interrupted && this.connected && !this.replaying;
     if (!this.replaying) this.connection?.close();
+    if (deliveredInFull && this.store?.dropStream) {
+      if (this.retentionMs === 0) dropStream(this.store, this.sessionId, this.id, this.onError);
+      // The timer holds only ids and the store, never this stream or its session.
+      else setTimeout(dropStream, this.retentionMs, this.store, this.sessionId, this.id, this.onError).unref();
+    }
     this.onEnd?.(this);
   }
+}
+
+function dropStream(store: EventStore, sessionId: string, streamId: string, onError: (err: unknown) => void): void {
+  void Promise.resolve(store.dropStream!(sessionId, streamId)).catch(onError);
 }

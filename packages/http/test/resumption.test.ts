@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import { InMemoryEventStore, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import pino from 'pino';
+import { listen } from '@mcpx/http';
 import type { HttpSession, McpHttpServer } from '@mcpx/http';
 import {
   Gate,
@@ -393,5 +395,36 @@ describe('the official SDK client and a polling server', () => {
       await server.close();
     }
     expect(server.endpoint.sessions.size).toBe(0);
+  });
+});
+
+describe('stored events of streams delivered in full', () => {
+  it('are forgotten after streamRetentionMs, while an interrupted stream stays resumable', async () => {
+    const store = new InMemoryEventStore();
+    const fixture = new Resumable();
+    const s = await listen(fixture, { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), eventStore: store, streamRetentionMs: 50 });
+    try {
+      const session = await openSession(s.url);
+      const sessionId = session;
+      const before = store.streamCount(sessionId);
+      fixture.gate.open();
+      const full = await postSse(s.url, session, callTool(1, 'slow'));
+      expect(summarize(await full.rest())).toContain('result 1 slow done');
+      await waitFor(() => store.streamCount(sessionId) === before, 'the delivered stream to be forgotten');
+
+      fixture.gate = new Gate();
+      const cut = await postSse(s.url, session, callTool(2, 'slow'));
+      const first = (await cut.nextEvent())!; // the priming event
+      cut.abort();
+      const live = s.endpoint.sessions.get(session)!.liveStream(streamOf(first.id!))!;
+      await waitFor(() => !live.connected, 'the server to notice the dropped connection');
+      fixture.gate.open();
+      await waitFor(() => s.endpoint.sessions.get(session)!.session.requestsInFlight === 0, 'the call to finish');
+      await new Promise((r) => setTimeout(r, 120));
+      const resumed = await getSse(s.url, session, first.id);
+      expect(summarize(await resumed.rest())).toContain('result 2 slow done');
+    } finally {
+      await s.close();
+    }
   });
 });

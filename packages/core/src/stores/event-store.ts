@@ -19,6 +19,8 @@ export interface EventStore {
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): Promise<StoredEvent[] | undefined> | StoredEvent[] | undefined;
   /** Forgets every stream of a session. */
   dropSession(sessionId: string): Promise<void> | void;
+  /** Forgets one stream that ended and was delivered in full (optional: a store may keep it until evicted). */
+  dropStream?(sessionId: string, streamId: string): Promise<void> | void;
 }
 
 export function eventId(streamId: string, seq: number): string {
@@ -89,6 +91,15 @@ export class InMemoryEventStore implements EventStore {
       out.push({ id: eventId(streamId, seq), message: log.events[seq - log.firstSeq]! });
     }
     return out;
+  }
+
+  dropStream(sessionId: string, streamId: string): void {
+    this.sessions.get(sessionId)?.delete(streamId);
+  }
+
+  /** How many streams a session has stored (for tests and metrics). */
+  streamCount(sessionId: string): number {
+    return this.sessions.get(sessionId)?.size ?? 0;
   }
 
   dropSession(sessionId: string): void {
