@@ -21,17 +21,6 @@ import {
   type RequestContext,
 } from '../src';
 
-/** Records everything the session writes to the client, in order (as JSON copies). */
-function tap(client: TestClient): JsonRpcMessage[] {
-  const sent: JsonRpcMessage[] = [];
-  const outlet = client.session.outlet as { send: (m: JsonRpcMessage) => void };
-  const original = outlet.send;
-  outlet.send = (message) => {
-    sent.push(JSON.parse(JSON.stringify(message)));
-    original(message);
-  };
-  return sent;
-}
 
 /** Polls every few ms until `predicate` holds; fails with `what` after 2 s. */
 async function until(predicate: () => boolean, what: string): Promise<void> {
@@ -113,7 +102,7 @@ describe('Session.request: ids', () => {
     const engine = createEngine(server, quietOptions());
     const first = new TestClient(engine);
     await first.initialize({ capabilities: SAMPLING });
-    const sent = tap(first);
+    const sent = first.record();
     // Answer b before a: each answer must still reach the request it names.
     const pending = new Map<string, Deferred<unknown>>();
     first.onRequest('sampling/createMessage', (params) => {
@@ -142,7 +131,7 @@ describe('Session.request: ids', () => {
     // Another session of the same engine counts on its own.
     const second = new TestClient(engine);
     await second.initialize({ capabilities: SAMPLING });
-    const sentToSecond = tap(second);
+    const sentToSecond = second.record();
     second.onRequest('sampling/createMessage', () => reply('D'));
     expect(textOf(await second.callTool('ask', { prompt: 'd' }))).toBe('answer: D');
     expect(requestsIn(sentToSecond).map((m) => m.id)).toEqual([1]);
@@ -155,7 +144,7 @@ describe('Session.request: routing the client responses', () => {
   it('ignores a response whose id is unknown, of another type, or already answered', async () => {
     const { logger, lines } = memoryLogger('debug');
     const client = await connect(new Asker(), { logger, capabilities: SAMPLING });
-    const sent = tap(client);
+    const sent = client.record();
     const answer = new Deferred<unknown>();
     client.onRequest('sampling/createMessage', () => answer.promise);
     const call = client.callTool('ask', { prompt: 'q' });
@@ -188,7 +177,7 @@ describe('Session.request: cancellation and close', () => {
     const { logger, lines } = memoryLogger('debug');
     const server = new Asker();
     const client = await connect(server, { logger, capabilities: SAMPLING });
-    const sent = tap(client);
+    const sent = client.record();
     const late = new Deferred<unknown>();
     client.onRequest('sampling/createMessage', () => late.promise);
     const controller = new AbortController();
@@ -218,7 +207,7 @@ describe('Session.request: cancellation and close', () => {
   it('closing the session rejects what waits on the client, and sends nothing more', async () => {
     const server = new Asker();
     const client = await connect(server, { ...quietOptions(), capabilities: { ...SAMPLING, roots: {} } });
-    const sent = tap(client);
+    const sent = client.record();
     client.onRequest('roots/list', () => new Promise(() => {}));
     client.onRequest('sampling/createMessage', () => new Promise(() => {}));
     const direct = client.session.request('roots/list', {}, client.session.outlet);
@@ -266,7 +255,7 @@ describe('the client answering with an error, or not at all', () => {
   it('a timeout is a tool error naming it, and the client is told to stop', async () => {
     const server = new Asker();
     const client = await connect(server, { ...quietOptions(), capabilities: SAMPLING });
-    const sent = tap(client);
+    const sent = client.record();
     client.onRequest('sampling/createMessage', () => new Promise(() => {}));
     const result = await client.callTool('ask_briefly_and_record', {});
     expect(result.isError).toBe(true);

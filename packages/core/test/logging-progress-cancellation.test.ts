@@ -7,7 +7,6 @@ import {
   McpServer,
   Tool,
   createEngine,
-  type JsonRpcMessage,
   type JsonRpcNotification,
   type RequestContext,
 } from '../src';
@@ -16,17 +15,6 @@ const quiet = { logger: pino({ level: 'silent' }) };
 
 
 
-/** Records everything the session writes to the client, in order. */
-function tap(client: TestClient): JsonRpcMessage[] {
-  const sent: JsonRpcMessage[] = [];
-  const outlet = client.session.outlet as { send: (m: JsonRpcMessage) => void };
-  const original = outlet.send;
-  outlet.send = (message) => {
-    sent.push(JSON.parse(JSON.stringify(message)));
-    original(message);
-  };
-  return sent;
-}
 
 /** Lets queued deliveries (setImmediate) and the promises behind them run. */
 async function settle(rounds = 5): Promise<void> {
@@ -129,7 +117,7 @@ describe('logging', () => {
 
   it('sends the log lines before the response', async () => {
     const client = await connect(new Worker(), quiet);
-    const sent = tap(client);
+    const sent = client.record();
     await client.callTool('chatty');
     const responseAt = sent.findIndex((m) => 'result' in m);
     const lastLogAt = sent.map((m) => (m as JsonRpcNotification).method).lastIndexOf('notifications/message');
@@ -261,7 +249,7 @@ describe('progress', () => {
   it('sends no progress once the response is out', async () => {
     const server = new Worker();
     const client = await connect(server, quiet);
-    const sent = tap(client);
+    const sent = client.record();
     await client.request('tools/call', { name: 'bare', _meta: { progressToken: 'late' } });
     const before = sent.length;
     server.contexts[0]!.progress(100, 100, 'too late');
@@ -275,7 +263,7 @@ describe('cancellation', () => {
   it('aborts ctx.signal and sends no response for the cancelled request', async () => {
     const server = new Worker();
     const client = await connect(server, quiet);
-    const sent = tap(client);
+    const sent = client.record();
     const controller = new AbortController();
     const pending = client.callTool('waitForAbort', undefined, { signal: controller.signal });
     const ctx = await server.started.promise;
@@ -297,7 +285,7 @@ describe('cancellation', () => {
   it('sends no response even when the handler finishes normally after the cancellation', async () => {
     const server = new Worker();
     const client = await connect(server, quiet);
-    const sent = tap(client);
+    const sent = client.record();
     const ctx = new Deferred<RequestContext>();
     server.started.promise.then(ctx.resolve);
     void client.request('tools/call', { name: 'stubborn', _meta: { progressToken: 'x' } }).catch(() => undefined);
@@ -316,7 +304,7 @@ describe('cancellation', () => {
     const server = new Worker();
     const client = await connect(server, quiet);
     await client.callTool('bare');
-    const sent = tap(client);
+    const sent = client.record();
     client.notify('notifications/cancelled', { requestId: 9999, reason: 'unknown' });
     client.notify('notifications/cancelled', { requestId: server.contexts[0]!.requestId });
     client.notify('notifications/cancelled', { requestId: { nested: true } });

@@ -58,6 +58,7 @@ export class TestClient {
   private readonly pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; onProgress?: RequestOptions['onProgress'] }>();
   private readonly waiters: { method: string; resolve: (n: JsonRpcNotification) => void }[] = [];
   private readonly handlers = new Map<string, (params: Record<string, unknown>) => unknown>();
+  private readonly recorders: JsonRpcMessage[][] = [];
   /** Every request the server sent this client (sampling, elicitation, roots), in order. */
   readonly serverRequests: { method: string; params: Record<string, unknown> }[] = [];
   /** Notifications already handed out by nextNotification. */
@@ -103,6 +104,13 @@ export class TestClient {
 
   notify(method: string, params?: Record<string, unknown>): void {
     this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+  }
+
+  /** Records every message the server sends from now on (responses included), in order, as received. */
+  record(): JsonRpcMessage[] {
+    const messages: JsonRpcMessage[] = [];
+    this.recorders.push(messages);
+    return messages;
   }
 
   /**
@@ -220,6 +228,7 @@ export class TestClient {
 
   private deliver(text: string): void {
     const message = JSON.parse(text) as Record<string, any>;
+    for (const recorder of this.recorders) recorder.push(JSON.parse(text) as JsonRpcMessage);
     if ('id' in message && !('method' in message)) {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
