@@ -23,6 +23,8 @@ export class HttpSession {
   private nextStream = 1;
   private standalone?: SseStream;
   private early: JsonRpcMessage[] = [];
+  /** Request streams delivered in full, oldest first, with the time the store may forget each. */
+  private delivered: { id: string; at: number }[] = [];
 
   /** Where the engine sends what no request asked for: the standalone stream, once the client opens it. */
   readonly outlet: MessageChannel;
@@ -33,7 +35,9 @@ export class HttpSession {
     private readonly store: EventStore | undefined,
     private readonly onError: (err: unknown) => void,
     /** How long a request stream delivered in full stays resumable after it ended. */
-    private readonly retentionMs?: number,
+    private readonly retentionMs = 30_000,
+    /** Told when this session first has delivered streams to forget later (see forgetDelivered). */
+    private readonly onDelivered?: (session: HttpSession) => void,
   ) {
     const self = this;
     this.outlet = {
@@ -61,9 +65,32 @@ export class HttpSession {
 
   /** A new stream for one POSTed request. */
   openRequestStream(): SseStream {
-    const stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, (s) => this.live.delete(s.id), this.retentionMs);
+    const stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, this.streamEnded);
     this.live.set(stream.id, stream);
     return stream;
+  }
+
+  private readonly streamEnded = (stream: SseStream, deliveredInFull: boolean): void => {
+    this.live.delete(stream.id);
+    // A delivered stream stays resumable for a grace period (a socket can die unnoticed), then the
+    // store forgets it instead of holding whole responses for the session's life. One queue per
+    // session, swept by the manager: no timer per request, and nothing outlives the session.
+    if (!deliveredInFull || !this.store?.dropStream || this.session.state === 'closed') return;
+    if (this.retentionMs <= 0) return this.dropStream(stream.id);
+    this.delivered.push({ id: stream.id, at: Date.now() + this.retentionMs });
+    if (this.delivered.length === 1) this.onDelivered?.(this);
+  };
+
+  /** Lets the store forget the delivered streams whose grace period is over; true while some remain. */
+  forgetDelivered(now = Date.now()): boolean {
+    let n = 0;
+    while (n < this.delivered.length && this.delivered[n]!.at <= now) this.dropStream(this.delivered[n++]!.id);
+    if (n > 0) this.delivered.splice(0, n);
+    return this.delivered.length > 0;
+  }
+
+  private dropStream(streamId: string): void {
+    void Promise.resolve(this.store!.dropStream!(this.id, streamId)).catch(this.onError);
   }
 
   /** The standalone stream (created on first GET); messages sent before it existed are delivered now. */
@@ -103,6 +130,7 @@ export class HttpSession {
     for (const stream of [...this.live.values()]) stream.end();
     this.live.clear();
     this.early = [];
+    this.delivered = [];
     if (this.store) void Promise.resolve(this.store.dropSession(this.id)).catch(this.onError);
   }
 }

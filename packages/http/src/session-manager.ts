@@ -4,7 +4,10 @@ import { HttpSession, newSessionId } from './http-session';
 /** The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. */
 export class SessionManager {
   private readonly sessions = new Map<string, HttpSession>();
+  /** Sessions with delivered streams still in their grace period. */
+  private readonly retiring = new Set<HttpSession>();
   private sweeper?: NodeJS.Timeout;
+  private retirer?: NodeJS.Timeout;
   draining = false;
 
   constructor(
@@ -13,11 +16,16 @@ export class SessionManager {
     private readonly maxSessions: number,
     private readonly idleTimeoutMs: number,
     private readonly onError: (err: unknown) => void,
-    private readonly streamRetentionMs?: number,
+    private readonly streamRetentionMs = 30_000,
   ) {
     // Sweep a few times per timeout period so a session lives at most ~1.25× its idle limit.
     this.sweeper = setInterval(() => this.expireIdle(), Math.max(50, Math.min(idleTimeoutMs / 4, 60_000)));
     this.sweeper.unref();
+    if (streamRetentionMs > 0) {
+      // A delivered stream is forgotten between 1× and 1.25× its retention.
+      this.retirer = setInterval(() => this.forgetDelivered(), Math.max(20, Math.min(streamRetentionMs / 4, 10_000)));
+      this.retirer.unref();
+    }
   }
 
   get size(): number {
@@ -29,7 +37,7 @@ export class SessionManager {
   }
 
   create(): HttpSession {
-    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs);
+    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered);
     this.sessions.set(session.id, session);
     return session;
   }
@@ -42,8 +50,17 @@ export class SessionManager {
     const session = this.sessions.get(id);
     if (!session) return false;
     this.sessions.delete(id);
+    this.retiring.delete(session);
     session.close();
     return true;
+  }
+
+  private readonly onDelivered = (session: HttpSession): void => {
+    this.retiring.add(session);
+  };
+
+  forgetDelivered(now = Date.now()): void {
+    for (const session of this.retiring) if (!session.forgetDelivered(now)) this.retiring.delete(session);
   }
 
   expireIdle(now = Date.now()): number {
@@ -71,6 +88,7 @@ export class SessionManager {
 
   closeAll(): void {
     clearInterval(this.sweeper);
+    clearInterval(this.retirer);
     for (const id of [...this.sessions.keys()]) this.close(id);
   }
 }

@@ -21,9 +21,8 @@ export class SseStream implements MessageChannel {
     private readonly sessionId: string,
     private readonly store: EventStore | undefined,
     private readonly onError: (err: unknown) => void,
-    private readonly onEnd?: (stream: SseStream) => void,
-    /** How long a stream delivered in full stays resumable after it ended. */
-    private readonly retentionMs = 30_000,
+    /** Called once when the stream ends; `deliveredInFull` when every event went out on one live connection. */
+    private readonly onEnd?: (stream: SseStream, deliveredInFull: boolean) => void,
   ) {}
 
   get open(): boolean {
@@ -95,20 +94,10 @@ export class SseStream implements MessageChannel {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    // Every event went out on one connection that looked alive: the client most likely has it all.
-    // Its events stay resumable for a grace period (a socket can die unnoticed), then the store
-    // forgets them instead of holding whole responses for the session's life.
+    // Every event went out on one connection that looked alive: the client most likely has it all,
+    // and the session may let the store forget it after a grace period.
     const deliveredInFull = !this.interrupted && this.connected && !this.replaying;
     if (!this.replaying) this.connection?.close();
-    if (deliveredInFull && this.store?.dropStream) {
-      if (this.retentionMs === 0) dropStream(this.store, this.sessionId, this.id, this.onError);
-      // The timer holds only ids and the store, never this stream or its session.
-      else setTimeout(dropStream, this.retentionMs, this.store, this.sessionId, this.id, this.onError).unref();
-    }
-    this.onEnd?.(this);
+    this.onEnd?.(this, deliveredInFull);
   }
-}
-
-function dropStream(store: EventStore, sessionId: string, streamId: string, onError: (err: unknown) => void): void {
-  void Promise.resolve(store.dropStream!(sessionId, streamId)).catch(onError);
 }
