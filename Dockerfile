@@ -16,6 +16,7 @@ COPY packages/cli/package.json packages/cli/
 COPY apps/example/package.json apps/example/
 COPY apps/fixtures/package.json apps/fixtures/
 COPY apps/conformance/package.json apps/conformance/
+COPY apps/bench/package.json apps/bench/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build
@@ -33,6 +34,7 @@ COPY packages/cli/package.json packages/cli/
 COPY apps/example/package.json apps/example/
 COPY apps/fixtures/package.json apps/fixtures/
 COPY apps/conformance/package.json apps/conformance/
+COPY apps/bench/package.json apps/bench/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/packages/core/dist packages/core/dist
 COPY --from=build /app/packages/stdio/dist packages/stdio/dist

@@ -15,13 +15,15 @@ import { sendHttpError } from './http-errors';
 import type { HttpSession } from './http-session';
 import type { ResolvedHttpOptions } from './options';
 import type { SessionManager } from './session-manager';
-import { SseConnection } from './sse';
+import { SseConnection, type Heartbeats } from './sse';
 
 export interface EndpointContext {
   engine: McpEngine;
   sessions: SessionManager;
   options: ResolvedHttpOptions;
   store: EventStore | undefined;
+  /** The endpoint's one heartbeat timer (absent when heartbeats are off). */
+  heartbeats?: Heartbeats;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -115,7 +117,7 @@ function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { pol
   reply.hijack();
   const { options } = ctx;
   return new SseConnection(reply.raw, {}, {
-    heartbeatMs: options.sseHeartbeatMs,
+    heartbeats: ctx.heartbeats,
     // Closing a connection early is only safe when the client can resume it (an event store).
     maxConnectionMs: limits.polling && ctx.store ? options.sseMaxConnectionMs : 0,
     retryMs: options.retryMs,

@@ -6,6 +6,7 @@ import { sendHttpError } from './http-errors';
 import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
 import { handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
 import { SessionManager } from './session-manager';
+import { Heartbeats } from './sse';
 
 export interface McpPluginOptions extends McpHttpOptions {
   /** What to serve: a decorated object, several composed into one server, or an engine. */
@@ -44,7 +45,8 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const onError = (err: unknown) => engine.logger.error({ err }, 'mcp endpoint error');
   const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs);
   const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts);
-  const ctx: EndpointContext = { engine, sessions, options, store };
+  const heartbeats = options.sseHeartbeatMs > 0 ? new Heartbeats(options.sseHeartbeatMs) : undefined;
+  const ctx: EndpointContext = { engine, sessions, options, store, heartbeats };
 
   const handle: McpEndpointHandle = {
     engine,
@@ -60,7 +62,10 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   };
   onEndpoint?.(handle);
   app.decorateRequest('mcpMethod', null);
-  app.addHook('onClose', async () => sessions.closeAll());
+  app.addHook('onClose', async () => {
+    sessions.closeAll();
+    heartbeats?.stop();
+  });
 
   // Bodies arrive as bytes: the endpoint checks the media type and parses JSON itself, to answer
   // with the transport's status codes and JSON-RPC errors rather than Fastify's defaults.
@@ -77,19 +82,28 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   });
 
   // Origin and Host come first, before anything else is read (DNS-rebinding protection).
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: an async hook costs a promise on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     const refused = checkOrigin(request, policy) ?? checkHost(request, policy);
     if (refused) {
       request.log.warn({ origin: request.headers.origin, host: request.headers.host }, refused);
-      return sendHttpError(reply, 403, refused);
+      sendHttpError(reply, 403, refused);
+      return;
     }
     const badVersion = checkProtocolVersion(request);
-    if (badVersion) return sendHttpError(reply, 400, badVersion);
-    return undefined;
+    if (badVersion) {
+      sendHttpError(reply, 400, badVersion);
+      return;
+    }
+    done();
   });
 
   if (options.requestLogging) {
-    app.addHook('onResponse', async (request, reply) => logRequest(request, reply.statusCode, reply.elapsedTime));
+    app.addHook('onResponse', (request, reply, done) => {
+      // Fastify's logger is pino: skip building the line when info is off.
+      if ((request.log as unknown as Logger).isLevelEnabled('info')) logRequest(request, reply.statusCode, reply.elapsedTime);
+      done();
+    });
   }
 
   app.post(options.path, (request, reply) => handlePost(ctx, request, reply));

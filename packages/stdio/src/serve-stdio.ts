@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, createEngine, encodeMessage, errorResponse, parseMessage, type EngineOptions, type JsonRpcMessage, type MessageChannel, type Servable } from '@mcpx/core';
 import { LineReader } from './line-reader';
+import { LineWriter } from './line-writer';
 
 export interface StdioOptions extends EngineOptions {
   /** Defaults to process.stdin. */
@@ -35,6 +36,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
   let open = true;
+  const writer = new LineWriter(output);
   const channel: MessageChannel = {
     get open() {
       return open;
@@ -42,19 +44,26 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
     send(message: JsonRpcMessage) {
       if (!open) return;
       const text = encodeMessage(message, (err) => session.logger.error({ err }, 'message could not be serialised'));
-      if (text !== undefined) output.write(`${text}\n`);
+      if (text !== undefined) writer.write(text);
     },
   };
   const session = engine.createSession(channel, 'stdio');
-  const pending = new Set<Promise<void>>();
+  // Messages being handled, and who waits for them all to finish (close).
+  let inFlight = 0;
+  let onIdle: (() => void) | undefined;
+  const settled = () => {
+    if (--inFlight === 0) onIdle?.();
+  };
+  const failed = (err: unknown) => {
+    session.logger.error({ err }, 'stdio message failed');
+    settled();
+  };
 
   const reader = new LineReader(
     maxBytes,
     (line) => {
-      const parsed = parseMessage(line);
-      const work = session.receive(parsed, channel).catch((err) => session.logger.error({ err }, 'stdio message failed'));
-      pending.add(work);
-      void work.finally(() => pending.delete(work));
+      inFlight++;
+      session.receive(parseMessage(line), channel).then(settled, failed);
     },
     (bytes) => {
       session.logger.warn({ bytes, limit: maxBytes }, 'message over the size limit; skipped');
@@ -103,10 +112,12 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
         timer = setTimeout(resolve, options.drainTimeoutMs ?? 2000);
         timer.unref();
       });
-      await Promise.race([Promise.allSettled([...pending]), deadline]);
+      const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve));
+      await Promise.race([idle, deadline]);
       clearTimeout(timer);
       open = false;
       session.close();
+      writer.flush();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await new Promise<void>((resolve) => (output.writableNeedDrain && !output.destroyed ? output.once('drain', resolve) : resolve()));

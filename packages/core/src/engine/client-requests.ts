@@ -57,7 +57,7 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
   } catch (err) {
     // An McpError here is the client's error reply or its silence (not a protocol error the tool
     // author chose to throw); an abort keeps its reason.
-    if (err instanceof McpError && !ctx.signal.aborted) throw new ClientRequestError(method, err);
+    if (err instanceof McpError && !ctx.aborted) throw new ClientRequestError(method, err);
     throw err;
   } finally {
     task?.inputRequired(false);

@@ -3,6 +3,7 @@ import type { ClientCapabilities, CreateMessageParams, CreateMessageResult, Elic
 import type { JsonSchema } from '../schema/json-schema';
 import { elicit, elicitUrl, listRoots, sample, type ClientRequestOptions } from './client-requests';
 import type { MessageChannel } from './channel';
+import type { LazyAbort } from './lazy-abort';
 import { McpLogger } from './mcp-logger';
 import type { Session } from './session';
 
@@ -29,11 +30,21 @@ export class RequestContext {
     readonly method: string,
     /** The request's `_meta`, as sent. */
     readonly meta: Meta | undefined,
-    readonly signal: AbortSignal,
+    private readonly abort: LazyAbort,
     readonly channel: MessageChannel,
     /** Set when the handler runs as a task. */
     readonly task?: TaskHandle,
   ) {}
+
+  /** Aborted when the client cancels the request, the session ends, or (for a task) the task is cancelled. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Whether the request was aborted (cheaper than signal.aborted: no signal is made just to ask). */
+  get aborted(): boolean {
+    return this.abort.aborted;
+  }
 
   get sessionId(): string {
     return this.session.id;
@@ -74,7 +85,7 @@ export class RequestContext {
    */
   progress(progress: number, total?: number, message?: string): void {
     const progressToken = this.progressToken;
-    if (progressToken === undefined || this.done || this.signal.aborted) return;
+    if (progressToken === undefined || this.done || this.abort.aborted) return;
     if (!(progress > this.lastProgress)) {
       this.session.logger.debug({ requestId: this.requestId, progress, last: this.lastProgress }, 'progress must increase; dropped');
       return;

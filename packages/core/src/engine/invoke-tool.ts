@@ -20,7 +20,7 @@ export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>
     value = await entry.handler(checked.value, ctx);
   } catch (err) {
     if (err instanceof McpError) throw err; // the author asked for a protocol error
-    if (ctx.signal.aborted) throw err; // the response is dropped anyway
+    if (ctx.aborted) throw err; // the response is dropped anyway
     // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log.
     ctx.session.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
     const message = err instanceof Error ? err.message : String(err);

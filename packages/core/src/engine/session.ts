@@ -13,6 +13,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabiliti
 import type { MessageChannel } from './channel';
 import { RequestContext } from './context';
 import type { McpEngine } from './engine';
+import { LazyAbort } from './lazy-abort';
 import { McpLogger } from './mcp-logger';
 
 export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
@@ -32,7 +33,7 @@ export class Session {
   logLevel: LoggingLevel;
   readonly subscriptions = new Set<string>();
   readonly logger: Logger;
-  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly inFlight = new Map<RequestId, LazyAbort>();
   /** Requests this server sent the client, waiting for its answer. */
   private readonly awaiting = new Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>();
   private nextOutgoingId = 1;
@@ -105,16 +106,16 @@ export class Session {
     if (this.inFlight.has(id)) {
       return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`);
     }
-    const controller = new AbortController();
-    this.inFlight.set(id, controller);
+    const abort = new LazyAbort();
+    this.inFlight.set(id, abort);
     const meta = params._meta as Record<string, unknown> | undefined;
-    const ctx = new RequestContext(this, id, method, meta && typeof meta === 'object' ? meta : undefined, controller.signal, channel);
+    const ctx = new RequestContext(this, id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
     try {
       const result = await handler(params, ctx);
-      if (controller.signal.aborted) return null;
+      if (abort.aborted) return null;
       return resultResponse(id, result);
     } catch (err) {
-      if (controller.signal.aborted) return null;
+      if (abort.aborted) return null;
       return this.errorFor(id, method, err);
     } finally {
       ctx.done = true;
@@ -131,10 +132,10 @@ export class Session {
       case 'notifications/cancelled': {
         const requestId = params.requestId;
         if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-        const controller = this.inFlight.get(requestId);
-        if (!controller) return; // already finished, or never ours: ignore, as the spec says
+        const abort = this.inFlight.get(requestId);
+        if (!abort) return; // already finished, or never ours: ignore, as the spec says
         this.logger.info({ requestId, reason: params.reason }, 'request cancelled by client');
-        controller.abort(new CancelledError(typeof params.reason === 'string' ? params.reason : undefined));
+        abort.abort(new CancelledError(typeof params.reason === 'string' ? params.reason : undefined));
         return;
       }
       default:
@@ -215,7 +216,7 @@ export class Session {
   close(): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
-    for (const controller of this.inFlight.values()) controller.abort(new CancelledError('session closed'));
+    for (const abort of this.inFlight.values()) abort.abort(new CancelledError('session closed'));
     this.inFlight.clear();
     for (const waiting of [...this.awaiting.values()]) waiting.reject(new McpError(ErrorCode.InvalidRequest, 'The session closed before the client answered'));
     this.engine.forget(this);

@@ -7,6 +7,7 @@ import { TERMINAL_STATUSES, InvalidTaskCursorError, type Task, type TaskRecord, 
 import type { MessageChannel } from '../engine/channel';
 import { RequestContext, relatedTask, type TaskHandle } from '../engine/context';
 import { invokeTool } from '../engine/invoke-tool';
+import { LazyAbort } from '../engine/lazy-abort';
 import type { Session } from '../engine/session';
 
 export interface TaskOptions {
@@ -50,7 +51,7 @@ class TaskChannel implements MessageChannel {
 }
 
 interface RunningTask {
-  controller: AbortController;
+  controller: LazyAbort;
   channel: TaskChannel;
 }
 
@@ -99,7 +100,7 @@ export class TaskManager {
     await this.store.create(record);
 
     const session = ctx.session;
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const channel = new TaskChannel(session);
     this.running.set(record.taskId, { controller, channel });
     const handle: TaskHandle = {
@@ -107,7 +108,7 @@ export class TaskManager {
       inputRequired: (waiting) => void this.transition(record.taskId, waiting ? 'input_required' : 'working', session),
     };
     // The work gets a context of its own: the request's id and _meta (so its progressToken goes on), the task's signal and channel.
-    const taskCtx = new RequestContext(session, ctx.requestId, ctx.method, ctx.meta, controller.signal, channel, handle);
+    const taskCtx = new RequestContext(session, ctx.requestId, ctx.method, ctx.meta, controller, channel, handle);
     session.logger.info({ taskId: record.taskId, tool: entry.definition.name }, 'task started');
     void this.run(record.taskId, entry, args, taskCtx);
     return { task: publicView(record) };
@@ -128,7 +129,7 @@ export class TaskManager {
         err instanceof McpError
           ? { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) }
           : { code: ErrorCode.InternalError, message: 'Internal error while running the task' };
-      if (!(err instanceof McpError) && !ctx.signal.aborted) ctx.session.logger.error({ err, taskId }, 'task failed');
+      if (!(err instanceof McpError) && !ctx.aborted) ctx.session.logger.error({ err, taskId }, 'task failed');
       outcome = { error };
       statusMessage = error.message;
     } finally {

@@ -1,0 +1,117 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { measure, type Figures, type Settings } from './runner/measure';
+import { checkTargets, markdown, ratiosOf, type Results } from './runner/report';
+import { median } from './runner/stats';
+import { TARGETS } from './runner/targets';
+
+const USAGE = `npm run bench [-- options]
+
+Measures mcpx, the official SDK, FastMCP and a raw Fastify route side by side on 127.0.0.1,
+interleaved round by round, and reports medians. Writes <out>/latest.json and <out>/latest.md.
+
+  --quick            one short round (a smoke run, not a measurement)
+  --rounds <n>       rounds (default 3)
+  --seconds <s>      seconds per load run (default 3)
+  --targets <keys>   comma-separated subset of: ${TARGETS.map((t) => t.key).join(', ')}
+  --out <dir>        where to write the results (default apps/bench/results)
+`;
+
+function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: string } {
+  const settings: Settings = {
+    rounds: 3,
+    callS: 3,
+    warmS: 1,
+    concurrencies: [1, 16, 64],
+    bigConnections: 4,
+    sessionConnections: 16,
+    memorySessions: 1000,
+    stdioInFlight: 64,
+  };
+  let keys = TARGETS.map((t) => t.key);
+  let out = path.resolve(__dirname, '../results');
+  const value = (i: number, flag: string) => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('--')) fail(`${flag} needs a value`);
+    return v!;
+  };
+  const positive = (v: string, flag: string) => {
+    const n = Number(v);
+    if (!(n > 0)) fail(`${flag} must be a positive number, got ${v}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    switch (arg) {
+      case '--quick':
+        Object.assign(settings, { rounds: 1, callS: 0.3, warmS: 0.2, memorySessions: 100 });
+        break;
+      case '--rounds':
+        settings.rounds = Math.round(positive(value(i++, arg), arg));
+        break;
+      case '--seconds':
+        settings.callS = positive(value(i++, arg), arg);
+        break;
+      case '--targets':
+        keys = value(i++, arg).split(',');
+        for (const k of keys) if (!TARGETS.some((t) => t.key === k)) fail(`unknown target ${k}`);
+        break;
+      case '--out':
+        out = path.resolve(value(i++, arg));
+        break;
+      case '--help':
+        process.stdout.write(USAGE);
+        process.exit(0);
+      // falls through (exit does not return)
+      default:
+        fail(`unknown option ${arg}`);
+    }
+  }
+  return { settings, keys, out };
+}
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  const { settings, keys, out } = parseArgs(process.argv.slice(2));
+  const measured = TARGETS.filter((t) => keys.includes(t.key));
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const rounds: Record<string, Figures>[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    log(`round ${round} of ${settings.rounds}`);
+    const figures: Record<string, Figures> = {};
+    // One server at a time, in the same order every round (A B C A B C …): drift hits all alike.
+    for (const target of measured) figures[target.key] = await measure(target, settings, log);
+    rounds.push(figures);
+  }
+
+  const medians: Record<string, Figures> = {};
+  for (const target of measured) {
+    const metrics = Object.keys(rounds[0]![target.key]!);
+    medians[target.key] = Object.fromEntries(metrics.map((m) => [m, median(rounds.map((r) => r[target.key]![m]!))]));
+  }
+  const cpus = os.cpus();
+  const results: Results = {
+    date: new Date().toISOString(),
+    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown' },
+    settings,
+    rounds,
+    medians,
+    ratios: ratiosOf(medians, measured),
+    targets: checkTargets(medians),
+  };
+  const md = markdown(results, measured);
+  mkdirSync(out, { recursive: true });
+  writeFileSync(path.join(out, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(path.join(out, 'latest.md'), md + '\n');
+  process.stdout.write(`${md}\nwritten: ${path.join(out, 'latest.json')}, ${path.join(out, 'latest.md')}\n`);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`bench: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,167 @@
+import type { Figures, Settings } from './measure';
+import { TARGETS, type Target } from './targets';
+
+export interface Results {
+  date: string;
+  machine: { node: string; platform: string; cpus: number; cpuModel: string };
+  settings: Settings;
+  /** Every round's figures per target key, in the order they were measured. */
+  rounds: Record<string, Figures>[];
+  /** The median of the rounds, per target key and metric. */
+  medians: Record<string, Figures>;
+  ratios: Ratio[];
+  targets: TargetCheck[];
+}
+
+export interface Ratio {
+  metric: string;
+  mcpx: string;
+  versus: string;
+  value: number;
+}
+
+export interface TargetCheck {
+  goal: string;
+  figure: string;
+  met: boolean;
+}
+
+interface Row {
+  metric: string;
+  label: string;
+  format: (n: number) => string;
+  /** Bigger is better (false for latency and memory). */
+  higher: boolean;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const fixed = (digits: number) => (n: number) => n.toFixed(digits);
+
+const HTTP_ROWS: Row[] = [
+  ...[1, 16, 64].flatMap((c): Row[] => [
+    { metric: `echo${c}Rps`, label: `echo c=${c}, req/s`, format: int, higher: true },
+    { metric: `echo${c}P50`, label: `echo c=${c}, p50 ms`, format: fixed(2), higher: false },
+    { metric: `echo${c}P99`, label: `echo c=${c}, p99 ms`, format: fixed(2), higher: false },
+    { metric: `echo${c}CpuUs`, label: `echo c=${c}, server CPU µs per call`, format: fixed(1), higher: false },
+  ]),
+  { metric: 'bigMBps', label: 'big (1 MB result), MB/s', format: int, higher: true },
+  { metric: 'sessionsPerS', label: 'sessions/s (initialize → DELETE)', format: int, higher: true },
+  { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
+  { metric: 'kbPerSession', label: 'KB per open session (RSS)', format: fixed(1), higher: false },
+  { metric: 'heapKbPerSession', label: 'KB per open session (heap)', format: fixed(1), higher: false },
+];
+
+const STDIO_ROWS: Row[] = [
+  { metric: 'stdioSerialRps', label: 'echo round trips/s, serial', format: int, higher: true },
+  { metric: 'stdioPipelinedRps', label: 'echo round trips/s, 64 in flight', format: int, higher: true },
+  { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
+];
+
+/** The metrics compared as ratios: throughput, CPU per call and memory (latency is in the tables). */
+const RATIO_METRICS = new Set([
+  'echo1Rps',
+  'echo16Rps',
+  'echo64Rps',
+  'echo64CpuUs',
+  'bigMBps',
+  'sessionsPerS',
+  'kbPerSession',
+  'stdioSerialRps',
+  'stdioPipelinedRps',
+]);
+
+/** mcpx ÷ each other server, for every compared metric both have. */
+export function ratiosOf(medians: Record<string, Figures>, measured: Target[]): Ratio[] {
+  const ratios: Ratio[] = [];
+  for (const mine of measured.filter((t) => t.family === 'mcpx')) {
+    for (const other of measured.filter((t) => t.family !== 'mcpx' && t.transport === mine.transport)) {
+      for (const row of mine.transport === 'http' ? HTTP_ROWS : STDIO_ROWS) {
+        if (!RATIO_METRICS.has(row.metric)) continue;
+        const a = medians[mine.key]?.[row.metric];
+        const b = medians[other.key]?.[row.metric];
+        if (a !== undefined && b !== undefined && b > 0) ratios.push({ metric: row.metric, mcpx: mine.key, versus: other.key, value: a / b });
+      }
+    }
+  }
+  return ratios;
+}
+
+/** The performance goals, checked on mcpx's default mode (stateful, SSE) against the same run's anchors. */
+export function checkTargets(medians: Record<string, Figures>): TargetCheck[] {
+  const m = medians['mcpx-sse'] ?? {};
+  const sdk = medians.sdk ?? {};
+  const raw = medians.raw ?? {};
+  const stdio = medians['mcpx-stdio'] ?? {};
+  const sdkStdio = medians['sdk-stdio'] ?? {};
+  const checks: TargetCheck[] = [];
+  const ratio = (goal: string, a: number | undefined, b: number | undefined, min: number, unit: 'x' | '%') => {
+    if (a === undefined || b === undefined) return;
+    const r = a / b;
+    checks.push({ goal, figure: unit === 'x' ? `${r.toFixed(2)}×` : `${(r * 100).toFixed(0)}%`, met: r >= min });
+  };
+  ratio('echo c=64 ≥ 4× the SDK', m.echo64Rps, sdk.echo64Rps, 4, 'x');
+  ratio('echo c=64 ≥ 60% of the raw Fastify route', m.echo64Rps, raw.echo64Rps, 0.6, '%');
+  ratio('sessions/s ≥ 5× the SDK', m.sessionsPerS, sdk.sessionsPerS, 5, 'x');
+  if (m.kbPerSession !== undefined) checks.push({ goal: '≤ 15 KB per open idle session', figure: `${m.kbPerSession.toFixed(1)} KB`, met: m.kbPerSession <= 15 });
+  ratio('stdio, 64 in flight ≥ 2× the SDK', stdio.stdioPipelinedRps, sdkStdio.stdioPipelinedRps, 2, 'x');
+  ratio('1 MB results ≥ 80% of the raw route’s MB/s', m.bigMBps, raw.bigMBps, 0.8, '%');
+  return checks;
+}
+
+function table(title: string, rows: Row[], targets: Target[], medians: Record<string, Figures>): string[] {
+  const out = [`### ${title}`, '', `| | ${targets.map((t) => t.label).join(' | ')} |`, `|---|${targets.map(() => '---:').join('|')}|`];
+  for (const row of rows) {
+    const cells = targets.map((t) => {
+      const v = medians[t.key]?.[row.metric];
+      return v === undefined ? '–' : row.format(v);
+    });
+    if (cells.every((c) => c === '–')) continue;
+    out.push(`| ${row.label} | ${cells.join(' | ')} |`);
+  }
+  return [...out, ''];
+}
+
+export function markdown(results: Results, measured: Target[]): string {
+  const { settings: s, machine } = results;
+  const http = measured.filter((t) => t.transport === 'http');
+  const stdio = measured.filter((t) => t.transport === 'stdio');
+  const label = (key: string) => TARGETS.find((t) => t.key === key)?.label ?? key;
+  const lines = [
+    `## Benchmark, ${results.date}`,
+    '',
+    `Node ${machine.node}, ${machine.platform}, ${machine.cpus} × ${machine.cpuModel}. ` +
+      `Medians of ${s.rounds} interleaved round${s.rounds > 1 ? 's' : ''}; ${s.callS} s per run; ` +
+      `sessions/s on ${s.sessionConnections} connections; big on ${s.bigConnections}; memory with ${s.memorySessions} open sessions.`,
+    '',
+  ];
+  if (http.length) lines.push(...table('Streamable HTTP', HTTP_ROWS, http, results.medians));
+  if (stdio.length) lines.push(...table('stdio', STDIO_ROWS, stdio, results.medians));
+
+  const rows = HTTP_ROWS.concat(STDIO_ROWS);
+  for (const transport of ['http', 'stdio'] as const) {
+    const ratios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.mcpx)?.transport === transport);
+    const versus = [...new Set(ratios.map((r) => r.versus))];
+    if (!versus.length) continue;
+    lines.push(`### Ratios, ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (mcpx ÷ other: above 1 is better for mcpx, except CPU per call and KB per session)`, '');
+    lines.push(`| | ${versus.map((v) => `÷ ${label(v)}`).join(' | ')} |`, `|---|${versus.map(() => '---:').join('|')}|`);
+    const seen = new Set<string>();
+    for (const r of ratios) {
+      const key = `${r.mcpx}/${r.metric}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const row = rows.find((x) => x.metric === r.metric)!;
+      const cells = versus.map((v) => {
+        const match = ratios.find((x) => x.mcpx === r.mcpx && x.metric === r.metric && x.versus === v);
+        return match ? `${match.value.toFixed(2)}×` : '–';
+      });
+      lines.push(`| ${label(r.mcpx)}: ${row.label} | ${cells.join(' | ')} |`);
+    }
+    lines.push('');
+  }
+  if (results.targets.length) {
+    lines.push('### Goals (mcpx stateful SSE against the same run)', '', '| goal | figure | met |', '|---|---:|:---:|');
+    for (const t of results.targets) lines.push(`| ${t.goal} | ${t.figure} | ${t.met ? 'yes' : 'no'} |`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}

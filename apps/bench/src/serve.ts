@@ -1,0 +1,36 @@
+import { listen } from '@mcpx/http';
+import { serveStdio } from '@mcpx/stdio';
+import type { LevelWithSilent } from 'pino';
+import { BenchServer } from './bench-server';
+
+/**
+ * `npm run bench:serve`: the benchmark server alone, for any outside harness.
+ *   HTTP on 127.0.0.1:$PORT/mcp (default 3000), stateful with SSE responses;
+ *   --json-response answers plain JSON, --stateless keeps no sessions; --stdio serves stdin/stdout.
+ * Per-request log lines are off (level warn; MCPX_LOG_LEVEL overrides): the other servers measured log nothing either.
+ */
+const args = new Set(process.argv.slice(2));
+const known = new Set(['--stdio', '--stateless', '--json-response']);
+for (const arg of args) {
+  if (!known.has(arg)) {
+    process.stderr.write(`bench:serve: unknown flag ${arg} (known: ${[...known].join(', ')})\n`);
+    process.exit(2);
+  }
+}
+const logLevel = (process.env.MCPX_LOG_LEVEL ?? 'warn') as LevelWithSilent;
+
+if (args.has('--stdio')) {
+  serveStdio(new BenchServer(), { logLevel });
+} else {
+  void listen(new BenchServer(), {
+    host: '127.0.0.1',
+    logLevel,
+    stateless: args.has('--stateless'),
+    jsonResponse: args.has('--json-response'),
+  })
+    .then((server) => process.stderr.write(`mcpx bench server on ${server.url}\n`))
+    .catch((err: Error) => {
+      process.stderr.write(`bench:serve: cannot start: ${err.message}\n`);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,129 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIG_TEXT } from '../src/payload';
+import { TARGETS } from '../src/runner/targets';
+
+// These run the compiled benchmark (npm test builds first), as `npm run bench` and `npm run bench:serve` do.
+const BENCH = path.resolve(__dirname, '..');
+const SERVE = path.join(BENCH, 'dist/serve.js');
+const RUN = path.join(BENCH, 'dist/run.js');
+
+beforeAll(() => {
+  if (!existsSync(SERVE) || !existsSync(RUN)) throw new Error('apps/bench is not built: run `npm run build` first');
+});
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+async function checkTools(client: Client): Promise<void> {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(['big', 'echo']);
+  expect(tools.find((t) => t.name === 'echo')!.inputSchema).toMatchObject({ properties: { text: { type: 'string' } }, required: ['text'] });
+  expect(await client.callTool({ name: 'echo', arguments: { text: 'ping 1' } })).toEqual({ content: [{ type: 'text', text: 'ping 1' }] });
+  const big = (await client.callTool({ name: 'big', arguments: {} })) as { content: { text: string }[] };
+  expect(big.content[0]!.text).toBe(BIG_TEXT);
+  expect(BIG_TEXT.length).toBeGreaterThan(1_000_000);
+  // Arguments are validated like any mcpx tool's.
+  const bad = (await client.callTool({ name: 'echo', arguments: { text: 5 } })) as { isError?: boolean; content: { text: string }[] };
+  expect(bad.isError).toBe(true);
+  expect(bad.content[0]!.text).toMatch(/text/);
+}
+
+describe('npm run bench:serve', () => {
+  it('serves echo and big over HTTP on 127.0.0.1:$PORT/mcp, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [SERVE], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const done = exitOf(child);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        child.stderr!.on('data', (d: Buffer) => {
+          seen += d.toString();
+          const match = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
+          if (match) resolve(match[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${seen}`)));
+      });
+      const client = new Client({ name: 'bench-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await checkTools(client);
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect((await done).code).toBe(0);
+  }, 30_000);
+
+  it('serves the same tools over stdio with --stdio', async () => {
+    const client = new Client({ name: 'bench-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVE, '--stdio'], stderr: 'ignore' }));
+    await checkTools(client);
+    await client.close();
+  }, 30_000);
+
+  it('refuses an unknown flag with exit code 2', async () => {
+    const { code, stderr } = await exitOf(spawn(process.execPath, [SERVE, '--fast'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown flag --fast');
+  });
+});
+
+describe('npm run bench -- --quick', () => {
+  let out: string;
+  beforeAll(() => {
+    out = mkdtempSync(path.join(os.tmpdir(), 'mcpx-bench-'));
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  // A smoke run that keeps the benchmark working: every server starts, answers correctly and stops.
+  // The figures of a 0.3 s run mean nothing, and no test asserts a speed.
+  it('measures every server, checks every answer, and writes JSON and Markdown', async () => {
+    const child = spawn(process.execPath, [RUN, '--quick', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { code, stdout, stderr } = await exitOf(child);
+    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+
+    const results = JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8'));
+    expect(results.rounds).toHaveLength(1);
+    expect(Object.keys(results.medians).sort()).toEqual(TARGETS.map((t) => t.key).sort());
+    for (const target of TARGETS) {
+      const figures = results.medians[target.key] as Record<string, number>;
+      const expected =
+        target.transport === 'stdio'
+          ? ['idleRssKB', 'stdioPipelinedRps', 'stdioSerialRps']
+          : [
+              'idleRssKB',
+              ...[1, 16, 64].flatMap((c) => [`echo${c}Rps`, `echo${c}P50`, `echo${c}P99`, `echo${c}CpuUs`]),
+              'bigMBps',
+              ...(target.stateful ? ['kbPerSession', 'heapKbPerSession', 'sessionsRssKB', 'sessionsPerS'] : []),
+            ];
+      expect(Object.keys(figures).sort()).toEqual(expected.sort());
+      for (const metric of ['idleRssKB', ...expected.filter((m) => /Rps$|MBps$|PerS$/.test(m))]) {
+        expect([target.key, metric, figures[metric]! > 0]).toEqual([target.key, metric, true]);
+      }
+    }
+    // Ratios of mcpx to each anchor, and the goals, computed from the same medians.
+    const ratio = results.ratios.find((r: { mcpx: string; versus: string; metric: string }) => r.mcpx === 'mcpx-sse' && r.versus === 'sdk' && r.metric === 'echo64Rps');
+    expect(ratio.value).toBeCloseTo(results.medians['mcpx-sse'].echo64Rps / results.medians.sdk.echo64Rps, 6);
+    expect(results.targets.map((t: { goal: string }) => t.goal)).toHaveLength(6);
+
+    const markdown = readFileSync(path.join(out, 'latest.md'), 'utf8');
+    for (const heading of ['### Streamable HTTP', '### stdio', '### Ratios, Streamable HTTP', '### Ratios, stdio', '### Goals']) expect(markdown).toContain(heading);
+    expect(stdout).toContain(markdown.trim());
+  }, 240_000);
+
+  it('refuses an unknown option with exit code 2 and the usage', async () => {
+    const { code, stderr } = await exitOf(spawn(process.execPath, [RUN, '--rounds', 'many'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--rounds must be a positive number');
+    expect(stderr).toContain('npm run bench');
+  });
+});
