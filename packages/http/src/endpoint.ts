@@ -192,7 +192,7 @@ async function resume(ctx: EndpointContext, http: HttpSession, lastEventId: stri
   if (!events) return sendHttpError(reply, 404, `Not Found: no stream to resume for Last-Event-ID ${JSON.stringify(lastEventId)}`);
   const connection = openConnection(ctx, reply, { polling: false });
   for (const e of events) {
-    const data = encodeMessage(e.message);
+    const data = e.data ?? encodeMessage(e.message);
     if (data !== undefined) connection.event(e.id, data);
   }
   connection.close();

@@ -60,8 +60,18 @@ export function checkProtocolVersion(request: FastifyRequest): string | undefine
   return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)}`;
 }
 
+/** Clients send the same Accept header on every request: remember the verdict for the last few. */
+const acceptVerdicts = new Map<string, boolean>();
+
 export function acceptsBoth(accept: string | undefined): boolean {
-  return !!accept && acceptsType(accept, 'application/json') && acceptsType(accept, 'text/event-stream');
+  if (!accept) return false;
+  let verdict = acceptVerdicts.get(accept);
+  if (verdict === undefined) {
+    verdict = acceptsType(accept, 'application/json') && acceptsType(accept, 'text/event-stream');
+    if (acceptVerdicts.size >= 64) acceptVerdicts.clear();
+    acceptVerdicts.set(accept, verdict);
+  }
+  return verdict;
 }
 
 /** Whether Accept lists `type` itself: the transport spec asks clients to name both types, so wildcards do not count. */

@@ -55,7 +55,7 @@ export class SseStream implements MessageChannel {
       this.replaying = undefined;
       let last = afterSeq;
       for (const e of events ?? []) {
-        const data = encodeMessage(e.message, this.onError);
+        const data = e.data ?? encodeMessage(e.message, this.onError);
         if (data !== undefined) connection.event(e.id, data);
         last = Number(e.id.slice(e.id.lastIndexOf('_') + 1));
       }
@@ -72,7 +72,7 @@ export class SseStream implements MessageChannel {
     const seq = ++this.seq;
     let id: string | undefined;
     if (this.store) {
-      const stored = this.store.append(this.sessionId, this.id, message);
+      const stored = this.store.append(this.sessionId, this.id, message, data);
       if (typeof stored === 'string') id = stored;
       else {
         // A remote store: the id is known later; the live copy goes out now with the id we expect.

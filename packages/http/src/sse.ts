@@ -1,5 +1,8 @@
 import type { ServerResponse } from 'node:http';
 
+/** Messages this long (chars) are written as they are rather than joined with their framing. */
+const LARGE = 16 * 1024;
+
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
@@ -18,7 +21,9 @@ const SSE_HEADERS = {
  */
 export class SseConnection {
   private maxAge?: NodeJS.Timeout;
+  /** Small writes are joined here; a large message joins `chunks` as it is, so it is never copied in JS. */
   private pending = '';
+  private chunks: string[] = [];
   private flushing = false;
   /** Whether the headers went out, the response chunked from then on. */
   private started = false;
@@ -50,7 +55,12 @@ export class SseConnection {
 
   /** Writes one event carrying an encoded JSON-RPC message; `id` lets the client resume after it. */
   event(id: string | undefined, data: string): void {
-    this.write(id === undefined ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`);
+    const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;
+    if (data.length < LARGE) return this.write(`${head}${data}\n\n`);
+    if (this.closed) return;
+    this.chunks.push(this.pending + head, data);
+    this.pending = '\n\n';
+    this.schedule();
   }
 
   /** The priming event: an id and empty data, so the client can resume even before any message. */
@@ -67,14 +77,14 @@ export class SseConnection {
   close(retryMs?: number): void {
     if (this.closed) return;
     if (retryMs !== undefined) this.write(`retry: ${retryMs}\n\n`);
-    const rest = this.pending;
-    this.pending = '';
-    if (this.started) this.res.end(rest);
-    else {
+    const rest = this.take();
+    if (!this.started) {
       // Everything is known before anything went out: one plain response.
-      this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers, 'content-length': String(Buffer.byteLength(rest)) });
-      this.res.end(rest);
+      let length = 0;
+      for (const chunk of rest) length += Buffer.byteLength(chunk);
+      this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers, 'content-length': String(length) });
     }
+    this.send(rest, true);
     this.finish();
   }
 
@@ -94,23 +104,52 @@ export class SseConnection {
     this.flushing = false;
     if (this.closed) return;
     this.lastWrite = Date.now();
-    const chunk = this.pending;
-    this.pending = '';
-    if (!this.started) {
-      this.started = true;
-      // Long-lived from here on: no socket inactivity timeout; heartbeats keep proxies from cutting us.
-      this.res.socket?.setTimeout(0);
-      this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
-      // Nothing to say yet: send the headers alone, so the client sees its stream open.
-      if (!chunk) this.res.flushHeaders();
-    }
-    if (chunk) this.res.write(chunk);
+    if (!this.started) return this.start();
+    const chunks = this.take();
+    if (chunks.length > 0) this.send(chunks, false);
   };
+
+  /** Sends the headers now, chunked: the stream lives on past this turn. */
+  private start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    // Long-lived from here on: no socket inactivity timeout; heartbeats keep proxies from cutting us.
+    this.res.socket?.setTimeout(0);
+    this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
+    // The headers leave with whatever is pending, or alone, so the client sees its stream open.
+    const chunks = this.take();
+    if (chunks.length > 0) this.send(chunks, false);
+    else this.res.flushHeaders();
+  }
+
+  /** What is waiting to go out, in order; empties the buffers. */
+  private take(): string[] {
+    const chunks = this.chunks;
+    if (this.pending) chunks.push(this.pending);
+    this.chunks = [];
+    this.pending = '';
+    return chunks;
+  }
+
+  private send(chunks: string[], end: boolean): void {
+    const { res } = this;
+    if (chunks.length === 1) {
+      if (end) res.end(chunks[0]);
+      else res.write(chunks[0]!);
+      return;
+    }
+    // Several chunks (a large message among them) leave in one writev.
+    res.cork();
+    for (const chunk of chunks) res.write(chunk);
+    if (end) res.end();
+    res.uncork();
+  }
 
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
     this.pending = '';
+    this.chunks = [];
     clearTimeout(this.maxAge);
   }
 }

@@ -40,7 +40,7 @@ async function run<T extends object>(
   }
   // class-validator reports any instance of a rule-less class as an "unknown value",
   // so a class without properties (a tool without arguments) is checked here.
-  if (getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length === 0) {
+  if (!hasRules(cls)) {
     const extra = options.forbidNonWhitelisted ? Object.keys(plain) : [];
     if (extra.length > 0) return fail(extra.map((key) => ({ path: key, message: `property ${key} should not exist` })));
     return { ok: true, value: new cls() };
@@ -54,6 +54,17 @@ async function run<T extends object>(
     if (!issues.some((issue) => issue.path === missing.path)) issues.push(missing);
   }
   return issues.length > 0 ? fail(issues) : { ok: true, value: instance };
+}
+
+/** Whether class-validator has rules for the class (asked once per class: the lookup walks all metadata). */
+const rulesOf = new WeakMap<Function, boolean>();
+function hasRules(cls: Function): boolean {
+  let has = rulesOf.get(cls);
+  if (has === undefined) {
+    has = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length > 0;
+    rulesOf.set(cls, has);
+  }
+  return has;
 }
 
 /** Issues for `required` properties that are undefined, following $ref / properties / items. */

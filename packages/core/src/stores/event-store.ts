@@ -1,10 +1,10 @@
 import type { JsonRpcMessage } from '../protocol/jsonrpc';
 
-/** One stored SSE event: its id (which names its stream) and the message it carried. */
-export interface StoredEvent {
-  id: string;
-  message: JsonRpcMessage;
-}
+/**
+ * One stored SSE event: its id (which names its stream) and what it carried, as the message or as
+ * the encoded text that went out (`data`, the SSE data line; a store may keep either).
+ */
+export type StoredEvent = { id: string; message: JsonRpcMessage; data?: undefined } | { id: string; data: string; message?: undefined };
 
 /**
  * Keeps the messages sent on each SSE stream so a client that lost its connection can resume
@@ -13,8 +13,11 @@ export interface StoredEvent {
  * Implementations may be remote (several instances behind a load balancer): every call may be async.
  */
 export interface EventStore {
-  /** Stores a message sent on a stream and returns its event id. */
-  append(sessionId: string, streamId: string, message: JsonRpcMessage): Promise<string> | string;
+  /**
+   * Stores a message sent on a stream and returns its event id. `data` is the message as encoded
+   * for the wire: a store may keep that instead (one string rather than an object tree).
+   */
+  append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string): Promise<string> | string;
   /** Events of `streamId` after `afterSeq`, in order. Undefined when the stream is unknown (never seen or evicted). */
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): Promise<StoredEvent[] | undefined> | StoredEvent[] | undefined;
   /** Forgets every stream of a session. */
@@ -42,7 +45,8 @@ export function parseEventId(id: string): { streamId: string; seq: number } | un
 interface StreamLog {
   /** The seq of events[0]. */
   firstSeq: number;
-  events: JsonRpcMessage[];
+  /** Encoded messages: strings hold less and cost the garbage collector less than message objects. */
+  events: string[];
 }
 
 /**
@@ -59,7 +63,7 @@ export class InMemoryEventStore implements EventStore {
     private readonly maxStreamsPerSession = 100,
   ) {}
 
-  append(sessionId: string, streamId: string, message: JsonRpcMessage): string {
+  append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string): string {
     let streams = this.sessions.get(sessionId);
     if (!streams) this.sessions.set(sessionId, (streams = new Map()));
     let log = streams.get(streamId);
@@ -74,7 +78,7 @@ export class InMemoryEventStore implements EventStore {
       streams.set(streamId, (log = { firstSeq: evicted?.get(streamId) ?? 1, events: [] }));
       evicted?.delete(streamId);
     }
-    log.events.push(message);
+    log.events.push(data ?? JSON.stringify(message));
     if (log.events.length > this.maxEventsPerStream) {
       log.events.shift();
       log.firstSeq++;
@@ -88,7 +92,7 @@ export class InMemoryEventStore implements EventStore {
     const out: StoredEvent[] = [];
     const start = Math.max(afterSeq + 1, log.firstSeq);
     for (let seq = start; seq < log.firstSeq + log.events.length; seq++) {
-      out.push({ id: eventId(streamId, seq), message: log.events[seq - log.firstSeq]! });
+      out.push({ id: eventId(streamId, seq), data: log.events[seq - log.firstSeq]! });
     }
     return out;
   }
