@@ -44,6 +44,15 @@ Options:                                              env
   --log-level <level>      fatal|error|warn|info|debug|trace|silent       MCPX_LOG_LEVEL
   -h, --help               show this help
 
+OAuth 2.1 resource server (HTTP; every MCP request then needs a bearer JWT):
+  --auth-jwks-url <url>    the authorization server's JWKS; turns auth on MCPX_AUTH_JWKS_URL
+  --auth-issuer <url>      the issuer tokens must carry (iss)              MCPX_AUTH_ISSUER
+  --auth-audience <url>    this server's public MCP URL: the audience      MCPX_AUTH_AUDIENCE
+                           tokens must be issued for (aud, RFC 8707)
+  --auth-scopes-supported <list>  scopes listed in the metadata            MCPX_AUTH_SCOPES_SUPPORTED
+  --auth-authorization-server <list>  issuers clients get tokens from      MCPX_AUTH_AUTHORIZATION_SERVER
+                           (default: the issuer)
+
 Boolean env vars take 1/0, true/false, yes/no. Logs are pino JSON when stdout is not a
 terminal or CI is set, coloured lines on a terminal. SIGTERM/SIGINT stop cleanly (exit 0).
 

@@ -16,10 +16,25 @@ const SERVE_OPTIONS = {
   'allowed-hosts': { type: 'string' },
   'log-level': { type: 'string' },
   'session-idle-timeout': { type: 'string' },
+  'auth-jwks-url': { type: 'string' },
+  'auth-issuer': { type: 'string' },
+  'auth-audience': { type: 'string' },
+  'auth-scopes-supported': { type: 'string' },
+  'auth-authorization-server': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'session-idle-timeout'] as const;
+const AUTH_FLAGS = ['auth-jwks-url', 'auth-issuer', 'auth-audience', 'auth-scopes-supported', 'auth-authorization-server'] as const;
+const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'session-idle-timeout', ...AUTH_FLAGS] as const;
+
+/** OAuth resource-server settings from --auth-* / MCPX_AUTH_*: JWTs checked against a JWKS. */
+export interface AuthSettings {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  scopesSupported?: string[];
+  authorizationServers: string[];
+}
 
 export interface ServeSettings {
   entry: string;
@@ -27,6 +42,41 @@ export interface ServeSettings {
   server?: string;
   logLevel: LogLevel;
   http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'sessionIdleTimeoutMs'>;
+  auth?: AuthSettings;
+}
+
+type Picked = { raw: string | boolean; from: string } | undefined;
+
+function toHttpUrl(v: Picked): string | undefined {
+  if (!v) return undefined;
+  const text = String(v.raw).trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new CliError(`${v.from} must be an http(s) URL, got "${v.raw}"`);
+  return text;
+}
+
+function authSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): AuthSettings | undefined {
+  const read = (flag: (typeof AUTH_FLAGS)[number]) => pick(values[flag] as string | undefined, flag, [`MCPX_${flag.replace(/-/g, '_').toUpperCase()}`], env);
+  const jwks = read('auth-jwks-url');
+  if (!jwks) {
+    const stray = AUTH_FLAGS.map(read).find((v) => v !== undefined);
+    if (stray) throw new CliError(`${stray.from} needs --auth-jwks-url (MCPX_AUTH_JWKS_URL): auth checks JWTs against a JWKS`);
+    return undefined;
+  }
+  const jwksUrl = toHttpUrl(jwks)!;
+  const issuer = read('auth-issuer');
+  if (!issuer || !String(issuer.raw).trim()) throw new CliError('--auth-jwks-url needs --auth-issuer (MCPX_AUTH_ISSUER): the issuer tokens must come from');
+  const audience = toHttpUrl(read('auth-audience'));
+  if (!audience) throw new CliError("--auth-jwks-url needs --auth-audience (MCPX_AUTH_AUDIENCE): this server's public MCP URL, which tokens must be issued for");
+  const scopesSupported = toList(read('auth-scopes-supported'));
+  const serversPicked = read('auth-authorization-server');
+  const servers = toList(serversPicked)?.map((server) => toHttpUrl({ raw: server, from: serversPicked!.from })!);
+  return { jwksUrl, issuer: String(issuer.raw).trim(), audience, scopesSupported, authorizationServers: servers ?? [String(issuer.raw).trim()] };
 }
 
 /** Flags first, then MCPX_* (and PORT/HOST) from the environment; every value checked. */
@@ -54,7 +104,8 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
     sessionIdleTimeoutMs: toPositiveMs(pick(values['session-idle-timeout'], 'session-idle-timeout', ['MCPX_SESSION_IDLE_TIMEOUT'], env)),
   };
   for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];
-  return { entry, stdio, server, logLevel, http };
+  const auth = authSettings(values, env);
+  return auth ? { entry, stdio, server, logLevel, http, auth } : { entry, stdio, server, logLevel, http };
 }
 
 /** `mcpx serve`: resolves once serving has started; the transports stop the process on SIGTERM/SIGINT (exit 0). */
@@ -85,9 +136,15 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     serveStdio(engine, { logger });
     return 'serving';
   }
-  const { listen } = await import('@mcpx/http');
+  const { listen, jwtVerifier } = await import('@mcpx/http');
+  const auth = settings.auth && {
+    resource: settings.auth.audience,
+    authorizationServers: settings.auth.authorizationServers,
+    scopesSupported: settings.auth.scopesSupported,
+    verifier: jwtVerifier({ jwksUrl: settings.auth.jwksUrl, issuer: settings.auth.issuer, audience: settings.auth.audience }),
+  };
   try {
-    await listen(engine, { ...settings.http, logger });
+    await listen(engine, { ...settings.http, logger, ...(auth ? { auth } : {}) });
   } catch (err) {
     if (err instanceof RangeError) throw new CliError(oneLine(err));
     const where = `${settings.http.host}:${settings.http.port}`;

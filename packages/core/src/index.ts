@@ -47,3 +47,4 @@ export { InMemoryTaskStore, InvalidTaskCursorError, TERMINAL_STATUSES, type Task
 export { TaskManager, type TaskOptions } from './tasks/task-manager';
 export { ClientCapabilityError, ClientRequestError, type ClientRequestOptions } from './engine/client-requests';
 export { InMemoryEventStore, eventId, parseEventId, type EventStore, type StoredEvent } from './stores/event-store';
+export { InsufficientScopeError, INSUFFICIENT_SCOPE, missingScopes, type Principal, type ScopedEntry } from './auth/principal';

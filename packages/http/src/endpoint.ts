@@ -9,7 +9,11 @@ import {
   type McpEngine,
   type MessageChannel,
   type ParsedMessage,
+  type Principal,
+  missingScopes,
 } from '@mcpx/core';
+import { ownerOf } from './auth/guard';
+import { sendChallenge } from './auth/challenge';
 import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guards';
 import { sendHttpError } from './http-errors';
 import type { HttpSession } from './http-session';
@@ -51,10 +55,10 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     if (sessionId !== undefined) return sendHttpError(reply, 400, 'Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
     if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down');
     if (ctx.sessions.full) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: too many open sessions');
-    return initialize(ctx, parsed.message as JsonRpcRequest, reply);
+    return initialize(ctx, parsed.message as JsonRpcRequest, request, reply);
   }
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
-  const http = ctx.sessions.get(sessionId);
+  const http = sessionOf(ctx, sessionId, request);
   if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one');
   http.touch();
 
@@ -62,9 +66,29 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     await http.session.receive(parsed, http.outlet);
     return reply.code(202).send();
   }
+  if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
   return ctx.options.jsonResponse
-    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet), http.session.logger)
-    : answerSse(ctx, http, parsed.message, reply);
+    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet, request.principal), http.session.logger)
+    : answerSse(ctx, http, parsed.message, reply, request.principal);
+}
+
+/** The session with this id, if it exists and belongs to the request's principal (anyone else: as if it did not exist). */
+function sessionOf(ctx: EndpointContext, sessionId: string, request: FastifyRequest): HttpSession | undefined {
+  const http = ctx.sessions.get(sessionId);
+  if (!http || http.owner !== ownerOf(request.principal)) return undefined;
+  return http;
+}
+
+/** A call its token lacks the entry's scopes for: 403 with a step-up challenge, before any work (SEP-835). */
+function refusedForScope(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): boolean {
+  const auth = ctx.options.auth;
+  if (!auth || !request.principal) return false;
+  const required = ctx.engine.requiredScopes(message.method, message.params);
+  if (missingScopes(request.principal, required).length === 0) return false;
+  // The challenge names every scope the call needs, plus those the token already has, so a new token keeps them.
+  const scope = [...new Set([...request.principal.scopes, ...required])];
+  sendChallenge(reply, auth, 403, { error: 'insufficient_scope', scope, description: `${message.method} needs the scopes ${required.join(' ')}` });
+  return true;
 }
 
 function parseBody(body: unknown): ParsedMessage {
@@ -79,9 +103,11 @@ function parseBody(body: unknown): ParsedMessage {
 }
 
 /** initialize is answered as JSON: the session id goes out only once the session exists. */
-async function initialize(ctx: EndpointContext, message: JsonRpcRequest, reply: FastifyReply): Promise<unknown> {
+async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const http = ctx.sessions.create();
-  const response = await http.session.handleRequest(message, http.outlet);
+  http.owner = ownerOf(request.principal);
+  http.session.principal = request.principal;
+  const response = await http.session.handleRequest(message, http.outlet, request.principal);
   if (!response || 'error' in response) ctx.sessions.close(http.id);
   else reply.header(SESSION_HEADER, http.id);
   return answerJson(reply, response, http.session.logger);
@@ -95,14 +121,14 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger
 }
 
 /** Streams a request: priming event, everything the request causes, then its response. */
-async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, reply: FastifyReply): Promise<void> {
+async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, reply: FastifyReply, principal?: Principal): Promise<void> {
   const stream = http.openRequestStream();
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
   const channel: MessageChannel = ctx.store ? stream : { get open() { return stream.open; }, send: (m) => stream.send(m) };
   let response: JsonRpcMessage | null = null;
   try {
-    response = await http.session.handleRequest(message, channel);
+    response = await http.session.handleRequest(message, channel, principal);
     if (response) stream.send(response);
   } finally {
     if (response || http.session.state === 'closed' || reply.raw.destroyed) stream.end();
@@ -127,7 +153,8 @@ function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { pol
 /** Stateless: a fresh session per POST, as if initialized, closed when the exchange ends. */
 async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (parsed.kind !== 'request') return reply.code(202).send();
-  const session = ctx.engine.createSession(NOWHERE, undefined, { unsolicited: false });
+  if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
+  const session = ctx.engine.createSession(NOWHERE, undefined, { unsolicited: false, principal: request.principal });
   try {
     if (parsed.message.method !== 'initialize') {
       const header = request.headers['mcp-protocol-version'];
@@ -164,7 +191,7 @@ export async function handleGet(ctx: EndpointContext, request: FastifyRequest, r
   }
   const sessionId = sessionIdOf(request);
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
-  const http = ctx.sessions.get(sessionId);
+  const http = sessionOf(ctx, sessionId, request);
   if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one');
   http.touch();
 
@@ -204,6 +231,8 @@ export async function handleDelete(ctx: EndpointContext, request: FastifyRequest
   if (ctx.options.stateless) return sendHttpError(reply.header('allow', 'POST'), 405, 'Method Not Allowed: this server has no sessions');
   const sessionId = sessionIdOf(request);
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
-  if (!ctx.sessions.close(sessionId)) return sendHttpError(reply, 404, 'Session not found: it expired or was already deleted');
+  if (!sessionOf(ctx, sessionId, request) || !ctx.sessions.close(sessionId)) {
+    return sendHttpError(reply, 404, 'Session not found: it expired or was already deleted');
+  }
   return reply.code(200).send();
 }

@@ -19,6 +19,8 @@ export function newSessionId(): string {
 export class HttpSession {
   readonly session: Session;
   lastActivity = Date.now();
+  /** The principal the session was created by (auth on): requests of anyone else get 404. */
+  owner?: string;
   private readonly live = new Map<string, SseStream>();
   private nextStream = 1;
   private standalone?: SseStream;

@@ -5,3 +5,6 @@ export { SessionManager } from './session-manager';
 export { HttpSession, newSessionId } from './http-session';
 export { SseStream } from './sse-stream';
 export { SseConnection } from './sse';
+export { jwtVerifier, introspectionVerifier, principalFromClaims, InvalidTokenError, type TokenVerifier, type JwtVerifierOptions, type IntrospectionVerifierOptions } from './auth/verifiers';
+export { metadataUrlOf, type AuthOptions } from './auth/options';
+export { registerProtectedResourceMetadata } from './auth/metadata';

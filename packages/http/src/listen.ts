@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { createEngine, getServerOptions, type McpEngine, type Servable } from '@mcpx/core';
 import type { McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
+import { registerProtectedResourceMetadata } from './auth/metadata';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -62,6 +63,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   let endpoint!: McpEndpointHandle;
   await app.register(mcpx, { ...options, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
   registerHealthRoutes(app, endpoint);
+  if (options.auth) registerProtectedResourceMetadata(app, options.auth);
   await app.listen({ host, port });
 
   const address = app.server.address();

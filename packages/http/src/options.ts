@@ -1,7 +1,10 @@
+import type { AuthOptions } from './auth/options';
 import type { EngineOptions, EventStore } from '@mcpx/core';
 
 /** How the Streamable HTTP endpoint behaves. Every field has a safe default. */
 export interface McpHttpOptions extends EngineOptions {
+  /** OAuth 2.1 resource server: every MCP request needs a valid bearer token for this server (docs/authorization.md). */
+  auth?: AuthOptions;
   /** The MCP endpoint, relative to where the plugin is mounted (default /mcp). */
   path?: string;
   /** No sessions: every POST is served on its own, GET and DELETE answer 405. */

@@ -7,6 +7,7 @@ import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from '.
 import { handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
 import { SessionManager } from './session-manager';
 import { Heartbeats } from './sse';
+import { authenticate } from './auth/guard';
 
 export interface McpPluginOptions extends McpHttpOptions {
   /** What to serve: a decorated object, several composed into one server, or an engine. */
@@ -98,6 +99,16 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
     done();
   });
 
+  // With auth, every MCP request is authenticated before any work starts (health routes stay open).
+  const auth = options.auth;
+  if (auth) {
+    app.addHook('onRequest', async (request, reply) => {
+      if ((request.routeOptions.config as { mcp?: boolean } | undefined)?.mcp !== true || reply.sent) return;
+      const principal = await authenticate(request, reply, auth);
+      if (principal) request.principal = principal;
+    });
+  }
+
   if (options.requestLogging) {
     app.addHook('onResponse', (request, reply, done) => {
       // Fastify's logger is pino: skip building the line when info is off.
@@ -106,9 +117,11 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
     });
   }
 
-  app.post(options.path, (request, reply) => handlePost(ctx, request, reply));
-  app.get(options.path, (request, reply) => handleGet(ctx, request, reply));
-  app.delete(options.path, (request, reply) => handleDelete(ctx, request, reply));
+  // `config.mcp` marks the endpoint's own routes (the auth hook checks only those, wherever the plugin is mounted).
+  const config = { mcp: true };
+  app.post(options.path, { config }, (request, reply) => handlePost(ctx, request, reply));
+  app.get(options.path, { config }, (request, reply) => handleGet(ctx, request, reply));
+  app.delete(options.path, { config }, (request, reply) => handleDelete(ctx, request, reply));
 
   if (options.healthRoutes) registerHealthRoutes(app, handle);
 };

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, createEngine, encodeMessage, errorResponse, parseMessage, type EngineOptions, type JsonRpcMessage, type MessageChannel, type Servable } from '@mcpx/core';
+import { ErrorCode, createEngine, encodeMessage, errorResponse, parseMessage, type EngineOptions, type JsonRpcMessage, type MessageChannel, type Principal, type Servable } from '@mcpx/core';
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
 
@@ -14,6 +14,11 @@ export interface StdioOptions extends EngineOptions {
   exitProcess?: boolean;
   /** How long requests already read may run on after the input ends or a signal arrives (default 2 s). */
   drainTimeoutMs?: number;
+  /**
+   * Who the session acts for. stdio has no OAuth (credentials come from the environment), but a
+   * configured principal makes the entries' scopes apply, and handlers see it as ctx.principal.
+   */
+  principal?: Principal;
 }
 
 export interface StdioServer {
@@ -47,7 +52,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       if (text !== undefined) writer.write(text);
     },
   };
-  const session = engine.createSession(channel, 'stdio');
+  const session = engine.createSession(channel, 'stdio', { principal: options.principal });
   // Messages being handled, and who waits for them all to finish (close).
   let inFlight = 0;
   let onIdle: (() => void) | undefined;

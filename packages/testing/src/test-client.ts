@@ -10,6 +10,7 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type LoggingLevel,
+  type Principal,
   type McpEngine,
   type PromptDefinition,
   type ReadResourceResult,
@@ -38,6 +39,8 @@ export interface ConnectOptions extends EngineOptions {
   protocolVersion?: string;
   /** Send initialize and notifications/initialized on connect (default true). */
   initialize?: boolean;
+  /** Who the session acts for: entries' scopes apply, and handlers see it as ctx.principal. */
+  principal?: Principal;
 }
 
 export interface RequestOptions {
@@ -65,14 +68,17 @@ export class TestClient {
   private readonly awaited = new WeakSet<JsonRpcNotification>();
   readonly session: Session;
 
-  constructor(readonly engine: McpEngine) {
+  constructor(
+    readonly engine: McpEngine,
+    principal?: Principal,
+  ) {
     const channel = {
       send: (message: JsonRpcMessage) => {
         const text = this.serialise(message);
         if (text !== undefined) this.deliver(text);
       },
     };
-    this.session = engine.createSession(channel);
+    this.session = engine.createSession(channel, undefined, { principal });
   }
 
   async initialize(options: ConnectOptions = {}): Promise<InitializeResult> {
@@ -264,7 +270,7 @@ export class TestClient {
  * `const client = await connect(new NotesServer())`.
  */
 export async function connect(target: Servable, options: ConnectOptions = {}): Promise<TestClient> {
-  const client = new TestClient(createEngine(target, options));
+  const client = new TestClient(createEngine(target, options), options.principal);
   if (options.initialize !== false) await client.initialize(options);
   return client;
 }

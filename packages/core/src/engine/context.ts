@@ -1,3 +1,4 @@
+import type { Principal } from '../auth/principal';
 import type { RequestId } from '../protocol/jsonrpc';
 import type { ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, Implementation, Meta, Root } from '../protocol/types';
 import type { JsonSchema } from '../schema/json-schema';
@@ -23,6 +24,8 @@ export class RequestContext {
   private lastProgress = -Infinity;
   /** Set when the response has been produced: progress after that is dropped, as the spec requires. */
   done = false;
+  /** Who is calling: subject, client id, scopes and claims (undefined when the server runs without auth). */
+  principal?: Principal;
 
   constructor(
     readonly session: Session,

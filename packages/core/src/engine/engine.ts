@@ -1,3 +1,4 @@
+import type { Principal } from '../auth/principal';
 import { randomUUID } from 'node:crypto';
 import pino, { type LevelWithSilent, type Logger } from 'pino';
 import type { ServerOptions } from '../metadata/options';
@@ -33,6 +34,11 @@ export interface EngineOptions {
   tasks?: TaskOptions;
   /** Merged over the capabilities derived from the registry. */
   capabilities?: ServerCapabilities;
+  /**
+   * Whether list methods show a caller only the entries its scopes allow (default true); when
+   * false, lists show everything and only using an entry needs its scopes.
+   */
+  listOnlyPermitted?: boolean;
 }
 
 const LIST_CHANGED: Record<ListKind, { method: string; capability: 'tools' | 'resources' | 'prompts' }> = {
@@ -89,10 +95,33 @@ export class McpEngine {
    * Opens a session. `outlet` carries what no request asked for (see MessageChannel); pass
    * `unsolicited: false` when nothing can reach the client outside its own requests.
    */
-  createSession(outlet: MessageChannel, id: string = randomUUID(), options: { unsolicited?: boolean } = {}): Session {
+  /** `principal`: who the session acts for (bound for its life; a request may bring a newer token of the same principal). */
+  createSession(outlet: MessageChannel, id: string = randomUUID(), options: { unsolicited?: boolean; principal?: Principal } = {}): Session {
     const session = new Session(this, id, outlet, options.unsolicited ?? true);
+    session.principal = options.principal;
     this.sessions.set(id, session);
     return session;
+  }
+
+  /**
+   * The scopes a request needs for the entry it names (tools/call, resources/read, prompts/get),
+   * so a transport can refuse it before any work starts; empty for everything else.
+   */
+  requiredScopes(method: string, params: Record<string, unknown> | undefined): readonly string[] {
+    const registry = this.registry;
+    switch (method) {
+      case 'tools/call':
+        return typeof params?.name === 'string' ? (registry.tools.get(params.name)?.scopes ?? []) : [];
+      case 'prompts/get':
+        return typeof params?.name === 'string' ? (registry.prompts.get(params.name)?.scopes ?? []) : [];
+      case 'resources/read':
+      case 'resources/subscribe': {
+        if (typeof params?.uri !== 'string') return [];
+        return registry.resources.get(params.uri)?.scopes ?? registry.matchTemplate(params.uri)?.entry.scopes ?? [];
+      }
+      default:
+        return [];
+    }
   }
 
   getSession(id: string): Session | undefined {

@@ -1,3 +1,4 @@
+import { InsufficientScopeError, missingScopes, type ScopedEntry } from '../auth/principal';
 import { McpError } from '../protocol/errors';
 import type { ServerCapabilities } from '../protocol/types';
 import type { EntryList } from '../registry/entry-list';
@@ -37,9 +38,18 @@ export function requireCapability(ctx: RequestContext, capability: keyof ServerC
   if (!ctx.session.serverCapabilities[capability]) throw McpError.methodNotFound(ctx.method);
 }
 
-/** One page of a list method: `{ [key]: definitions, nextCursor? }`. */
-export function listPage(list: EntryList<{ definition: object }>, params: Record<string, unknown>, ctx: RequestContext, key: string): Record<string, unknown> {
-  const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.session.engine.options.pageSize);
+/** Refuses the call when the caller's principal lacks the entry's scopes. */
+export function requireScopes(ctx: RequestContext, entry: ScopedEntry, what: string): void {
+  const missing = missingScopes(ctx.principal, entry.scopes);
+  if (missing.length > 0) throw new InsufficientScopeError([...entry.scopes], what);
+}
+
+/** One page of a list method: `{ [key]: definitions, nextCursor? }`; with a principal, only what it may use (unless configured otherwise). */
+export function listPage(list: EntryList<{ definition: object } & ScopedEntry>, params: Record<string, unknown>, ctx: RequestContext, key: string): Record<string, unknown> {
+  const { principal } = ctx;
+  const visible =
+    principal && ctx.session.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
+  const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.session.engine.options.pageSize, visible);
   const result: Record<string, unknown> = { [key]: page.items.map((e) => e.definition) };
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return result;

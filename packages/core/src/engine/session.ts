@@ -1,3 +1,4 @@
+import type { Principal } from '../auth/principal';
 import type { Logger } from 'pino';
 import { ErrorCode, McpError } from '../protocol/errors';
 import {
@@ -32,6 +33,8 @@ export class Session {
   serverCapabilities: ServerCapabilities = {};
   logLevel: LoggingLevel;
   readonly subscriptions = new Set<string>();
+  /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
+  principal?: Principal;
   readonly logger: Logger;
   private readonly inFlight = new Map<RequestId, LazyAbort>();
   /** Requests this server sent the client, waiting for its answer. */
@@ -94,7 +97,7 @@ export class Session {
    * Runs one request to its response. Resolves to null when the request was cancelled: the
    * spec says a cancelled request gets no response.
    */
-  async handleRequest(request: JsonRpcRequest, channel: MessageChannel): Promise<JsonRpcResponse | null> {
+  async handleRequest(request: JsonRpcRequest, channel: MessageChannel, principal?: Principal): Promise<JsonRpcResponse | null> {
     const { id, method } = request;
     const params = request.params ?? {};
     if (this.state === 'closed') return errorResponse(id, ErrorCode.InvalidRequest, 'Session is closed');
@@ -110,6 +113,8 @@ export class Session {
     this.inFlight.set(id, abort);
     const meta = params._meta as Record<string, unknown> | undefined;
     const ctx = new RequestContext(this, id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
+    // The request's own token (it may carry scopes granted since initialize), else the session's.
+    ctx.principal = principal ?? this.principal;
     try {
       const result = await handler(params, ctx);
       if (abort.aborted) return null;

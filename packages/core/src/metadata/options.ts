@@ -32,11 +32,15 @@ export interface ToolOptions {
   /** A raw JSON Schema for the output, as an alternative to `output`. */
   outputSchema?: JsonSchema;
   taskSupport?: TaskSupport;
+  /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
+  scopes?: string[];
 }
 
 /** A resource's listed fields; `name` defaults to the method name. */
 export interface ResourceOptions extends Omit<Resource, 'name'> {
   name?: string;
+  /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
+  scopes?: string[];
 }
 
 /** A template's listed fields; `name` defaults to the method name. */
@@ -44,6 +48,8 @@ export interface ResourceTemplateOptions extends Omit<ResourceTemplate, 'name'> 
   name?: string;
   /** Completers for template variables, keyed by variable name. Called with `this` bound to the server. */
   complete?: Record<string, Completer>;
+  /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
+  scopes?: string[];
 }
 
 export type PromptArgumentOptions = PromptArgument;
@@ -60,6 +66,8 @@ export interface PromptOptions {
   input?: new () => object;
   /** Completers for arguments, keyed by argument name. Called with `this` bound to the server. */
   complete?: Record<string, Completer>;
+  /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
+  scopes?: string[];
 }
 
 /** Names the prompt argument or template variable a `@Complete` method completes. */

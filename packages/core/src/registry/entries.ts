@@ -1,3 +1,4 @@
+import type { ScopedEntry } from '../auth/principal';
 import type { CompleteResult, Prompt, PromptArgument, Resource, ResourceTemplate, Tool } from '../protocol/types';
 import type { Completer, PromptOptions, ResourceOptions, ResourceTemplateOptions, ToolOptions } from '../metadata/options';
 import type { RequestContext } from '../engine/context';
@@ -26,7 +27,7 @@ export type TemplateHandler = (variables: Record<string, string | string[]>, ctx
 export type PromptHandler = (args: any, ctx: RequestContext) => unknown;
 
 /** What the registry keeps for a tool: the listed definition plus what serving it needs. */
-export interface ToolEntry {
+export interface ToolEntry extends ScopedEntry {
   readonly definition: Tool;
   readonly handler: ToolHandler;
   /** Turns raw arguments into the handler's input, or says why they are wrong. */
@@ -36,13 +37,13 @@ export interface ToolEntry {
   readonly source: string;
 }
 
-export interface ResourceEntry {
+export interface ResourceEntry extends ScopedEntry {
   readonly definition: Resource;
   readonly handler: ResourceHandler;
   readonly source: string;
 }
 
-export interface TemplateEntry {
+export interface TemplateEntry extends ScopedEntry {
   readonly definition: ResourceTemplate;
   readonly template: UriTemplate;
   readonly handler: TemplateHandler;
@@ -50,7 +51,7 @@ export interface TemplateEntry {
   readonly source: string;
 }
 
-export interface PromptEntry {
+export interface PromptEntry extends ScopedEntry {
   readonly definition: Prompt;
   readonly handler: PromptHandler;
   readonly validateArguments: Validator;
@@ -97,7 +98,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     execution: spec.taskSupport && spec.taskSupport !== 'forbidden' ? { taskSupport: spec.taskSupport } : undefined,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, validateInput: input.validate, validateOutput: output?.validate, source };
+  return { definition, handler: spec.handler, validateInput: input.validate, validateOutput: output?.validate, source, scopes: scopesOf(spec.scopes, source) };
 }
 
 /** A tool's input or output: from a class (rules → schema + class-validator) or a raw JSON Schema. */
@@ -150,7 +151,7 @@ export function buildResourceEntry(spec: ResourceSpec): ResourceEntry {
     annotations: spec.annotations,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, source };
+  return { definition, handler: spec.handler, source, scopes: scopesOf(spec.scopes, source) };
 }
 
 export interface TemplateSpec extends ResourceTemplateOptions {
@@ -184,7 +185,7 @@ export function buildTemplateEntry(spec: TemplateSpec): TemplateEntry {
     annotations: spec.annotations,
     _meta: spec._meta,
   });
-  return { definition, template, handler: spec.handler, completers, source };
+  return { definition, template, handler: spec.handler, completers, source, scopes: scopesOf(spec.scopes, source) };
 }
 
 export interface PromptSpec extends PromptOptions {
@@ -235,7 +236,7 @@ export function buildPromptEntry(spec: PromptSpec): PromptEntry {
     icons: spec.icons,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, validateArguments, completers, source };
+  return { definition, handler: spec.handler, validateArguments, completers, source, scopes: scopesOf(spec.scopes, source) };
 }
 
 /** Prompt arguments are strings; each validated property of the class becomes one. */
@@ -265,6 +266,17 @@ export function toCompleteResult(values: string[] | { values: string[]; total?: 
 
 function isAbsoluteUri(uri: string): boolean {
   return /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(uri);
+}
+
+/** An entry's scopes: OAuth scope tokens (RFC 6749 §3.3: printable ASCII without space, quote or backslash). */
+function scopesOf(scopes: string[] | undefined, source: string): readonly string[] {
+  if (scopes === undefined) return [];
+  for (const scope of scopes) {
+    if (typeof scope !== 'string' || !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)) {
+      throw new DefinitionError(`${source}: ${JSON.stringify(scope)} is not a valid OAuth scope`);
+    }
+  }
+  return Object.freeze([...new Set(scopes)]);
 }
 
 /** Drops undefined members so listed definitions carry only what was set. */

@@ -90,13 +90,14 @@ export class EntryList<T> {
     return [...this.slots.keys()];
   }
 
-  page(cursor: string | undefined, pageSize: number): Page<T> {
+  /** One page of the enabled entries after `cursor`; `visible` hides entries (they take no room on the page). */
+  page(cursor: string | undefined, pageSize: number, visible?: (entry: T) => boolean): Page<T> {
     const after = cursor === undefined ? 0 : this.decodeCursor(cursor);
     const items: T[] = [];
     let last = 0;
     // Map order is insertion order, and seq grows with insertion: the walk is in seq order.
     for (const slot of this.slots.values()) {
-      if (slot.seq <= after || !slot.enabled) continue;
+      if (slot.seq <= after || !slot.enabled || (visible && !visible(slot.entry))) continue;
       if (items.length === pageSize) return { items, nextCursor: this.encodeCursor(last) };
       items.push(slot.entry);
       last = slot.seq;

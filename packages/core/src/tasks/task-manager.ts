@@ -109,6 +109,7 @@ export class TaskManager {
     };
     // The work gets a context of its own: the request's id and _meta (so its progressToken goes on), the task's signal and channel.
     const taskCtx = new RequestContext(session, ctx.requestId, ctx.method, ctx.meta, controller, channel, handle);
+    taskCtx.principal = ctx.principal;
     session.logger.info({ taskId: record.taskId, tool: entry.definition.name }, 'task started');
     void this.run(record.taskId, entry, args, taskCtx);
     return { task: publicView(record) };

@@ -2,7 +2,7 @@ import { McpError } from '../../protocol/errors';
 import { toGetPromptResult } from '../../content/normalize';
 import { formatIssues } from '../../schema/class-validation';
 import type { MethodHandler } from '../engine';
-import { listPage, objectParam, requireCapability, stringParam } from '../params';
+import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
 export const listPrompts: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'prompts');
@@ -15,6 +15,7 @@ export const getPrompt: MethodHandler = async (params, ctx) => {
   const name = stringParam(params, 'name', 'prompts/get');
   const entry = ctx.session.engine.registry.prompts.get(name);
   if (!entry) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+  requireScopes(ctx, entry, `prompt "${name}"`);
   const args = objectParam(params, 'arguments', 'prompts/get') ?? {};
   const checked = await entry.validateArguments(args);
   if (!checked.ok) throw McpError.invalidParams(`prompts/get "${name}": ${formatIssues(checked.issues)}`, { issues: checked.issues });

@@ -1,7 +1,7 @@
 import { McpError } from '../../protocol/errors';
 import { toReadResourceResult } from '../../content/normalize';
 import type { MethodHandler } from '../engine';
-import { listPage, requireCapability, stringParam } from '../params';
+import { listPage, requireCapability, requireScopes, stringParam } from '../params';
 
 export const listResources: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'resources');
@@ -20,12 +20,14 @@ export const readResource: MethodHandler = async (params, ctx) => {
   const registry = ctx.session.engine.registry;
   const resource = registry.resources.get(uri);
   if (resource) {
+    requireScopes(ctx, resource, `resource ${uri}`);
     const value = await resource.handler(ctx);
     if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
     return toReadResourceResult(value, uri, resource.definition.mimeType) as unknown as Record<string, unknown>;
   }
   const match = registry.matchTemplate(uri);
   if (!match) throw McpError.resourceNotFound(uri);
+  requireScopes(ctx, match.entry, `resource ${uri}`);
   const value = await match.entry.handler(match.variables, ctx);
   if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
   return toReadResourceResult(value, uri, match.entry.definition.mimeType) as unknown as Record<string, unknown>;
@@ -34,6 +36,8 @@ export const readResource: MethodHandler = async (params, ctx) => {
 export const subscribe: MethodHandler = (params, ctx) => {
   if (!ctx.session.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/subscribe');
+  const scoped = ctx.session.engine.registry.resources.get(uri) ?? ctx.session.engine.registry.matchTemplate(uri)?.entry;
+  if (scoped) requireScopes(ctx, scoped, `resource ${uri}`);
   if (!ctx.session.engine.registry.knowsUri(uri)) throw McpError.resourceNotFound(uri);
   ctx.session.subscriptions.add(uri);
   return {};

@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../../protocol/errors';
 import type { MethodHandler } from '../engine';
 import { invokeTool } from '../invoke-tool';
-import { listPage, objectParam, requireCapability, stringParam } from '../params';
+import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
 export const listTools: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'tools');
@@ -13,6 +13,7 @@ export const callTool: MethodHandler = async (params, ctx) => {
   const name = stringParam(params, 'name', 'tools/call');
   const entry = ctx.session.engine.registry.tools.get(name);
   if (!entry) throw McpError.invalidParams(`Unknown tool: ${name}`);
+  requireScopes(ctx, entry, `tool "${name}"`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};
   // Task augmentation, when this server offers tasks at all (otherwise the field is ignored, as the spec says).
