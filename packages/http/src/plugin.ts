@@ -132,7 +132,8 @@ export function logRequest(request: FastifyRequest, status: number, durationMs: 
   request.log.info(
     {
       method: request.method,
-      url: request.url,
+      // A token sent in the URL is refused, and must not be written to the log either.
+      url: request.url.includes('access_token=') ? request.url.replace(/access_token=[^&#]*/g, 'access_token=[redacted]') : request.url,
       mcpMethod: request.mcpMethod ?? undefined,
       session: session ? shortId(session) : undefined,
       status,

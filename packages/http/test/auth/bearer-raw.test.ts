@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type KeyLike } from 'jose';
 import { McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
 import { jwtVerifier, type McpHttpServer } from '@mcpx/http';
+import { memoryLogger } from '@mcpx/testing';
 import { callTool, initializeBody, notification, post, request, rpc, startServer } from '../http-kit';
 
 @Server({ name: 'protected', version: '1.0.0' })
@@ -139,10 +140,23 @@ describe('bearer tokens on every MCP request', () => {
     }
   });
 
-  it('a token in the query string is refused (400 invalid_request), even a valid one', async () => {
-    const res = await post(`${server.url}?access_token=${await token()}`, initializeBody(), undefined, bearer(await token()));
-    expect(res.status).toBe(400);
-    expect(challengeOf(res)).toContain('error="invalid_request"');
+  it('a token in the query string is refused (400 invalid_request), even a valid one, and is not logged', async () => {
+    const { logger, lines } = memoryLogger('info');
+    const logged = await startServer(new Protected(), {
+      logger,
+      auth: { resource, authorizationServers: [ISSUER], verifier: jwtVerifier({ jwksUrl, issuer: ISSUER, audience: resource }) },
+    });
+    try {
+      const t = await token();
+      const res = await post(`${logged.url}?access_token=${t}`, initializeBody(), undefined, bearer(t));
+      expect(res.status).toBe(400);
+      expect(challengeOf(res)).toContain('error="invalid_request"');
+      const line = lines.find((l) => l.msg === 'mcp request');
+      expect(line?.url).toBe('/mcp?access_token=[redacted]');
+      expect(JSON.stringify(lines)).not.toContain(t);
+    } finally {
+      await logged.close();
+    }
   });
 
   it('a valid token serves the session, and the handler sees the principal', async () => {
