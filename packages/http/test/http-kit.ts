@@ -4,6 +4,7 @@
  * Not a test file itself (jest only runs *.test.ts).
  */
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { Servable } from '@mcpx/core';
 import { listen, type ListenOptions, type McpHttpServer } from '@mcpx/http';
@@ -297,4 +298,13 @@ export function summarize(blocks: SseBlock[]): string[] {
       if ('result' in m) return `result ${m.id} ${m.result.content?.[0]?.text ?? ''}`.trim();
       return `error ${m.id} ${m.error.message}`;
     });
+}
+
+/** A loopback port that was free a moment ago: for servers whose configuration must name their URL before they listen. */
+export async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

@@ -5,7 +5,7 @@ import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type KeyLike } from 
 import { McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
 import { jwtVerifier, type McpHttpServer } from '@mcpx/http';
 import { memoryLogger } from '@mcpx/testing';
-import { callTool, initializeBody, notification, post, request, rpc, startServer } from '../http-kit';
+import { callTool, freePort, initializeBody, notification, post, request, rpc, startServer } from '../http-kit';
 
 @Server({ name: 'protected', version: '1.0.0' })
 class Protected extends McpServer {
@@ -35,11 +35,7 @@ beforeAll(async () => {
   jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
-  // The resource identifier must be known before the port is: bind a port first, then start on it.
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
+  const port = await freePort(); // the resource URL names the port, so it is picked first
   resource = `http://127.0.0.1:${port}/mcp`;
   server = await startServer(new Protected(), {
     port,

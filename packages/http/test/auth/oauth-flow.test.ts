@@ -1,13 +1,11 @@
 import 'reflect-metadata';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
 import { jwtVerifier, type McpHttpServer } from '@mcpx/http';
-import { startServer } from '../http-kit';
+import { freePort, startServer } from '../http-kit';
 import { startTestAuthorizationServer, type TestAuthorizationServer } from './test-authorization-server';
 
 @Server({ name: 'oauth-protected', version: '1.0.0' })
@@ -74,10 +72,7 @@ let resource: string;
 
 beforeAll(async () => {
   as = await startTestAuthorizationServer();
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
+  const port = await freePort(); // the resource URL names the port, so it is picked first
   resource = `http://127.0.0.1:${port}/mcp`;
   server = await startServer(new Notes(), {
     port,

@@ -1,10 +1,8 @@
 import 'reflect-metadata';
 import Fastify, { type FastifyInstance } from 'fastify';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Server, Tool, type RequestContext } from '@mcpx/core';
 import { InvalidTokenError, mcpx, registerProtectedResourceMetadata, type AuthOptions } from '@mcpx/http';
-import { initializeBody, post, request } from '../http-kit';
+import { freePort, initializeBody, post, request } from '../http-kit';
 
 @Server({ name: 'mounted-protected', version: '1.0.0' })
 class Mounted {
@@ -20,11 +18,7 @@ describe('auth on the plugin, mounted under a prefix, with a verifier of your ow
   const tokensSeen: string[] = [];
 
   beforeAll(async () => {
-    // The resource URL names the port, so a free one is picked first.
-    const probe = http.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await freePort(); // the resource URL names the port, so it is picked first
     base = `http://127.0.0.1:${port}`;
     const auth: AuthOptions = {
       resource: `${base}/tools/mcp`,
