@@ -13,6 +13,7 @@ import { AssistantServer } from '../../../docs/examples/context-client-requests'
 import { engine as tasksEngine } from '../../../docs/examples/tasks-options';
 import { statelessOptions } from '../../../docs/examples/transports-modes';
 import { buildApp } from '../../../docs/examples/transports-plugin';
+import { ProtectedNotes, auth as authExample } from '../../../docs/examples/authorization';
 
 // The jest suites shown in docs/testing.md run here, as they are printed.
 import '../../../docs/examples/testing';
@@ -191,5 +192,15 @@ describe('docs examples, run', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('authorization: scopes on entries, the principal in handlers, the configured metadata', async () => {
+    const client = await connect(new ProtectedNotes(), { ...quietOptions(), principal: { subject: 'ada', clientId: 'desk', scopes: ['notes:read'], claims: {} } });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami']);
+    expect((await client.callTool('whoami')).content).toEqual([{ type: 'text', text: 'ada (client desk)' }]);
+    expect((await rpcErrorOf(client.callTool('purge'))).message).toBe('Insufficient scope: tool "purge" needs notes:admin');
+    expect((await client.readResource('notes://all')).contents[0]).toMatchObject({ text: 'every note' });
+    expect(authExample.resource).toBe('https://mcp.example.com/mcp');
+    client.close();
   });
 });

@@ -37,12 +37,12 @@ class Scoped {
     return 'shh';
   }
 
-  @ResourceTemplate({ uriTemplate: 'notes://by-id/{id}', name: 'note', scopes: ['notes:read'] })
+  @ResourceTemplate({ uriTemplate: 'notes://by-id/{id}', name: 'note', scopes: ['notes:read'], complete: { id: () => ['1', '2'] } })
   note(vars: { id: string }) {
     return `note ${vars.id}`;
   }
 
-  @Prompt({ scopes: ['prompts:use'] })
+  @Prompt({ scopes: ['prompts:use'], arguments: [{ name: 'topic' }], complete: { topic: () => ['work', 'home'] } })
   summarize() {
     return 'Summarize the notes';
   }
@@ -92,7 +92,13 @@ describe('entry scopes', () => {
     expect((await reader.readResource('notes://by-id/7')).contents[0]).toMatchObject({ text: 'note 7' });
     expect((await reader.getPrompt('summarize')).messages).toHaveLength(1);
 
+    expect((await reader.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'topic', value: '' })).completion.values).toEqual(['work', 'home']);
+    expect((await reader.complete({ type: 'ref/resource', uri: 'notes://by-id/{id}' }, { name: 'id', value: '' })).completion.values).toEqual(['1', '2']);
+
     const nobody = await connect(new Scoped(), { ...quietOptions(), principal: principal() });
+    // Completion would leak what a prompt or template offers: it needs their scopes too.
+    expect((await rpcErrorOf(nobody.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'topic', value: '' }))).code).toBe(INSUFFICIENT_SCOPE);
+    expect((await rpcErrorOf(nobody.complete({ type: 'ref/resource', uri: 'notes://by-id/{id}' }, { name: 'id', value: '' }))).code).toBe(INSUFFICIENT_SCOPE);
     expect((await nobody.readResource('notes://public')).contents[0]).toMatchObject({ text: 'hello' });
     for (const call of [nobody.readResource('notes://secret'), nobody.readResource('notes://by-id/7'), nobody.getPrompt('summarize')]) {
       expect((await rpcErrorOf(call)).code).toBe(INSUFFICIENT_SCOPE);
@@ -115,6 +121,8 @@ describe('entry scopes', () => {
     expect(engine.requiredScopes('resources/read', { uri: 'notes://by-id/3' })).toEqual(['notes:read']);
     expect(engine.requiredScopes('resources/subscribe', { uri: 'notes://secret' })).toEqual(['notes:read']);
     expect(engine.requiredScopes('prompts/get', { name: 'summarize' })).toEqual(['prompts:use']);
+    expect(engine.requiredScopes('completion/complete', { ref: { type: 'ref/prompt', name: 'summarize' } })).toEqual(['prompts:use']);
+    expect(engine.requiredScopes('completion/complete', { ref: { type: 'ref/resource', uri: 'notes://by-id/{id}' } })).toEqual(['notes:read']);
     expect(engine.requiredScopes('tools/list', {})).toEqual([]);
   });
 

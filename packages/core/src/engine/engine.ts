@@ -114,6 +114,12 @@ export class McpEngine {
         return typeof params?.name === 'string' ? (registry.tools.get(params.name)?.scopes ?? []) : [];
       case 'prompts/get':
         return typeof params?.name === 'string' ? (registry.prompts.get(params.name)?.scopes ?? []) : [];
+      case 'completion/complete': {
+        const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+        if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') return registry.prompts.get(ref.name)?.scopes ?? [];
+        if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') return registry.templates.get(ref.uri)?.scopes ?? [];
+        return [];
+      }
       case 'resources/read':
       case 'resources/subscribe': {
         if (typeof params?.uri !== 'string') return [];

@@ -192,3 +192,70 @@ describe('bearer tokens on every MCP request', () => {
     expect(again.body).toContain('written');
   });
 });
+
+@Server({ name: 'members-only', version: '1.0.0' })
+class MembersOnly extends McpServer {
+  @Tool({ taskSupport: 'optional' })
+  async report() {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return 'report ready';
+  }
+}
+
+describe('server-wide scopes and tasks', () => {
+  let members: McpHttpServer;
+  let membersResource: string;
+  const tokenFor = (sub: string, scope: string) => token({ sub, scope, aud: membersResource });
+
+  beforeAll(async () => {
+    const port = await freePort();
+    membersResource = `http://127.0.0.1:${port}/mcp`;
+    members = await startServer(new MembersOnly(), {
+      port,
+      auth: {
+        resource: membersResource,
+        authorizationServers: [ISSUER],
+        requiredScopes: ['mcp:use'],
+        verifier: jwtVerifier({ jwksUrl, issuer: ISSUER, audience: membersResource }),
+      },
+    });
+  });
+  afterAll(() => members.close());
+
+  it('a token without the scopes every request needs: 403 insufficient_scope, on a list as on anything', async () => {
+    const t = await tokenFor('alice', 'mcp:use');
+    const init = await post(members.url, initializeBody(), undefined, bearer(t));
+    const session = init.headers['mcp-session-id'] as string;
+    const narrow = await tokenFor('alice', 'notes:read');
+    const res = await post(members.url, rpc(2, 'tools/list'), session, bearer(narrow));
+    expect(res.status).toBe(403);
+    expect(res.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="http://127.0.0.1:${new URL(membersResource).port}/.well-known/oauth-protected-resource/mcp", scope="mcp:use", error="insufficient_scope", error_description="this server needs the scopes mcp:use"`,
+    );
+  });
+
+  it('tasks belong to the principal that started them: nobody else can reach them', async () => {
+    const alice = bearer(await tokenFor('alice', 'mcp:use'));
+    const mallory = bearer(await tokenFor('mallory', 'mcp:use'));
+    const open = async (auth: Record<string, string>) => {
+      const init = await post(members.url, initializeBody(), undefined, auth);
+      const session = init.headers['mcp-session-id'] as string;
+      await post(members.url, notification('notifications/initialized'), session, auth);
+      return session;
+    };
+    const aliceSession = await open(alice);
+    const started = await post(members.url, rpc(3, 'tools/call', { name: 'report', arguments: {}, task: { ttl: 60_000 } }), aliceSession, alice);
+    const taskId = /"taskId":"([^"]+)"/.exec(started.body)?.[1];
+    expect(taskId).toBeDefined();
+    // Mallory with Alice's session id: no such session.
+    expect((await post(members.url, rpc(4, 'tasks/get', { taskId }), aliceSession, mallory)).status).toBe(404);
+    // Mallory in a session of her own: no such task.
+    const mallorySession = await open(mallory);
+    const foreign = await post(members.url, rpc(5, 'tasks/get', { taskId }), mallorySession, mallory);
+    expect(foreign.body).toContain('"code":-32602');
+    expect((await post(members.url, rpc(6, 'tasks/cancel', { taskId }), mallorySession, mallory)).body).toContain('"code":-32602');
+    // Alice gets her result.
+    const result = await post(members.url, rpc(7, 'tasks/result', { taskId }), aliceSession, alice);
+    expect(result.body).toContain('report ready');
+  });
+});
