@@ -146,7 +146,9 @@ describe('bearer tokens on every MCP request', () => {
       const t = await token();
       const res = await post(`${logged.url}?access_token=${t}`, initializeBody(), undefined, bearer(t));
       expect(res.status).toBe(400);
-      expect(challengeOf(res)).toContain('error="invalid_request"');
+      expect(challengeOf(res)).toBe(
+        `Bearer resource_metadata="${metadataUrl()}", error="invalid_request", error_description="access tokens are accepted in the Authorization header only, never in the URL"`,
+      );
       const line = lines.find((l) => l.msg === 'mcp request');
       expect(line?.url).toBe('/mcp?access_token=[redacted]');
       expect(JSON.stringify(lines)).not.toContain(t);
