@@ -21,7 +21,7 @@ import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StdioTap, type Wire } from '../../../packages/stdio/test/stdio-tap';
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -32,7 +32,6 @@ import {
   type CallToolResult,
   type CreateMessageRequest,
   type ElicitRequest,
-  type JSONRPCMessage,
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -43,72 +42,8 @@ const SERVER = resolve(ROOT, 'apps/conformance/dist/main-stdio.js');
 /** Server processes started ahead of need (each costs ~0.4 s of CPU to load). */
 const WARM = 2;
 
-/** A JSON-RPC message as seen on the wire, loosely typed for inspection. */
-interface Wire {
-  jsonrpc?: string;
-  id?: string | number;
-  method?: string;
-  params?: Record<string, any>;
-  result?: Record<string, any>;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-interface Logged {
-  dir: 'out' | 'in';
-  msg: Wire;
-}
-
-/** Sits between the SDK client and its StdioClientTransport; logs every message in order, both ways. */
-class Tap implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: Transport['onmessage'];
-  readonly wire: Logged[] = [];
-  /** Raw stdout of the server process, as the SDK transport receives it. */
-  stdout = '';
-  /**
-   * Deliver each received message to the SDK in its own macrotask. Works around an SDK client race
-   * (modelcontextprotocol/typescript-sdk#2580): the SDK dispatches a notification a microtask late
-   * but a response at once, so a progress notification that shares a stdout chunk with its response
-   * finds its handler already removed. Used only where that matters (tools-call-with-progress); the
-   * wire log shows the server's real order either way.
-   */
-  oneMessagePerTick = false;
-  private readonly backlog: JSONRPCMessage[] = [];
-
-  constructor(readonly inner: StdioClientTransport) {}
-
-  async start(): Promise<void> {
-    this.inner.onmessage = (message: JSONRPCMessage) => {
-      this.wire.push({ dir: 'in', msg: message as Wire });
-      if (!this.oneMessagePerTick) return this.onmessage?.(message);
-      this.backlog.push(message);
-      if (this.backlog.length === 1) setImmediate(() => this.deliver());
-    };
-    this.inner.onerror = (error) => this.onerror?.(error);
-    this.inner.onclose = () => this.onclose?.();
-    await this.inner.start();
-    // The transport resolved on 'spawn', before any stdout event can be delivered: nothing is missed.
-    const child = (this.inner as unknown as { _process?: { stdout?: NodeJS.ReadableStream } })._process;
-    if (!child?.stdout) throw new Error('StdioClientTransport no longer exposes its child process (_process): update the stdout recorder');
-    child.stdout.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    this.wire.push({ dir: 'out', msg: message as Wire });
-    return this.inner.send(message);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  private deliver(): void {
-    this.onmessage?.(this.backlog[0]!);
-    this.backlog.shift();
-    if (this.backlog.length > 0) setImmediate(() => this.deliver());
-  }
-
+/** The stdio tap, with the lookups these checks make in its wire log. */
+class Tap extends StdioTap {
   /** Index in the wire log of the last request `method` the client sent. */
   lastSent(method: string): number {
     for (let i = this.wire.length - 1; i >= 0; i--) {
@@ -468,7 +403,7 @@ describe('tools', () => {
 
   it('tools-call-with-progress', async () => {
     const { client, tap } = await fresh();
-    tap.oneMessagePerTick = true; // see Tap: an SDK race, not the server's order, would lose the last one
+    tap.oneMessagePerTick = true; // see StdioTap: an SDK race, not the server's order, would lose the last one
     const seen: Progress[] = [];
     const result = await client.request(
       { method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'progress-test-1' } } },

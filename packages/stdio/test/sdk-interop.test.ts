@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StdioTap } from './stdio-tap';
 import {
   ErrorCode,
   LoggingMessageNotificationSchema,
@@ -17,7 +17,6 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   type CallToolResult,
-  type JSONRPCMessage,
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -25,68 +24,9 @@ import {
 const ROOT = resolve(__dirname, '../../..');
 const SERVER = resolve(ROOT, 'apps/example/dist/main-stdio.js');
 
-/** A JSON-RPC message as seen on the wire, loosely typed for inspection. */
-interface Wire {
-  id?: string | number;
-  method?: string;
-  params?: Record<string, any>;
-  result?: Record<string, any>;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-/** Records every message between the SDK client and the real stdio transport. */
-class TapTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: Transport['onmessage'];
-  readonly sent: Wire[] = [];
-  readonly received: Wire[] = [];
-
-  private readonly backlog: JSONRPCMessage[] = [];
-
-  /**
-   * With `oneMessagePerTick`, each received message is handed to the SDK in its own macrotask.
-   * That works around an SDK client race (modelcontextprotocol/typescript-sdk#2580): the SDK
-   * dispatches notifications a microtask late but responses at once, so a progress notification
-   * that arrives in the same stdout chunk as its response finds its handler already gone and is
-   * reported through onerror as an "unknown token", although the server sent it first.
-   */
-  constructor(
-    readonly inner: StdioClientTransport,
-    private readonly oneMessagePerTick = false,
-  ) {}
-
-  async start(): Promise<void> {
-    this.inner.onmessage = (message: JSONRPCMessage) => {
-      this.received.push(message as Wire);
-      if (!this.oneMessagePerTick) return this.onmessage?.(message);
-      this.backlog.push(message);
-      if (this.backlog.length === 1) setImmediate(() => this.deliver());
-    };
-    this.inner.onerror = (error) => this.onerror?.(error);
-    this.inner.onclose = () => this.onclose?.();
-    await this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
-    this.sent.push(message as Wire);
-    return this.inner.send(message);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  private deliver(): void {
-    this.onmessage?.(this.backlog[0]!);
-    this.backlog.shift();
-    if (this.backlog.length > 0) setImmediate(() => this.deliver());
-  }
-}
-
 interface Peer {
   client: Client;
-  tap: TapTransport;
+  tap: StdioTap;
   /** Everything the SDK reported through onerror (unparsable lines, unknown response ids, stray progress...). */
   errors: Error[];
   stderr(): string;
@@ -114,7 +54,7 @@ async function connect(ownedByTest = true, oneMessagePerTick = false): Promise<P
   });
   let stderr = '';
   inner.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const tap = new TapTransport(inner, oneMessagePerTick);
+  const tap = new StdioTap(inner, oneMessagePerTick);
   const client = new Client({ name: 'mcpx-sdk-interop', version: '1.0.0' }, { capabilities: {} });
   const errors: Error[] = [];
   client.onerror = (error) => errors.push(error);
@@ -193,12 +133,12 @@ describe('initialize', () => {
     });
 
     // On the wire: the client asked for the latest version and the server agreed to it.
-    const init = tap.sent.find((m) => m.method === 'initialize')!;
+    const init = tap.outgoing().find((m) => m.method === 'initialize')!;
     expect(init.params!.protocolVersion).toBe('2025-11-25');
-    const answer = tap.received.find((m) => m.id === init.id)!;
+    const answer = tap.incoming().find((m) => m.id === init.id)!;
     expect(answer.result!.protocolVersion).toBe('2025-11-25');
     // The SDK followed up with notifications/initialized, and the session then serves requests.
-    expect(tap.sent.some((m) => m.method === 'notifications/initialized')).toBe(true);
+    expect(tap.outgoing().some((m) => m.method === 'notifications/initialized')).toBe(true);
     await expect(client.ping()).resolves.toEqual({});
   });
 });
@@ -430,7 +370,7 @@ describe('completion/complete', () => {
 
 describe('progress', () => {
   it('reports increasing progress with a total through onprogress', async () => {
-    const { client, tap } = await connect(true, true); // see TapTransport: the last progress shares a chunk with the response
+    const { client, tap } = await connect(true, true); // see StdioTap: the last progress shares a chunk with the response
     const seen: Progress[] = [];
     const result = (await client.callTool({ name: 'export', arguments: { format: 'markdown', delayMs: 10 } }, undefined, {
       onprogress: (p) => void seen.push(p),
@@ -444,24 +384,24 @@ describe('progress', () => {
       '# Welcome\n\nThis is the notes example served by mcpx.\n\n---\n\n# Shopping\n\nMilk, eggs, coffee beans.\n\n---\n\n# Release plan\n\nCut the release on Friday; write the changelog first.',
     );
     // The server echoed the SDK's progress token, and sent all progress before the response.
-    const call = tap.sent.find((m) => m.method === 'tools/call')!;
+    const call = tap.outgoing().find((m) => m.method === 'tools/call')!;
     const token = call.params!._meta.progressToken;
     expect(token).toBeDefined();
-    const progressIdx = tap.received.flatMap((m, i) => (m.method === 'notifications/progress' ? [i] : []));
+    const progressIdx = tap.incoming().flatMap((m, i) => (m.method === 'notifications/progress' ? [i] : []));
     expect(progressIdx).toHaveLength(3);
-    for (const i of progressIdx) expect(tap.received[i]!.params!.progressToken).toBe(token);
-    const responseIdx = tap.received.findIndex((m) => m.id === call.id);
+    for (const i of progressIdx) expect(tap.incoming()[i]!.params!.progressToken).toBe(token);
+    const responseIdx = tap.incoming().findIndex((m) => m.id === call.id);
     expect(Math.max(...progressIdx)).toBeLessThan(responseIdx);
   });
 
   it('sends no progress when the request carries no progress token', async () => {
     const peer = await shared();
-    const mark = peer.tap.received.length;
+    const mark = peer.tap.incoming().length;
     const result = (await peer.client.callTool({ name: 'export', arguments: { format: 'json', delayMs: 0 } })) as CallToolResult;
     await settle(peer);
     expect(textOf(result).split('\n')).toHaveLength(3);
-    expect(peer.tap.sent.filter((m) => m.method === 'tools/call').at(-1)!.params!._meta).toBeUndefined();
-    expect(peer.tap.received.slice(mark).some((m) => m.method === 'notifications/progress')).toBe(false);
+    expect(peer.tap.outgoing().filter((m) => m.method === 'tools/call').at(-1)!.params!._meta).toBeUndefined();
+    expect(peer.tap.incoming().slice(mark).some((m) => m.method === 'notifications/progress')).toBe(false);
   });
 });
 
@@ -532,17 +472,17 @@ describe('cancellation', () => {
     expect(String(err)).toMatch(/user pressed stop/);
 
     // The SDK told the server, naming the request and the reason.
-    const request = tap.sent.find((m) => m.method === 'tools/call')!;
-    const cancelled = tap.sent.find((m) => m.method === 'notifications/cancelled')!;
+    const request = tap.outgoing().find((m) => m.method === 'tools/call')!;
+    const cancelled = tap.outgoing().find((m) => m.method === 'notifications/cancelled')!;
     expect(cancelled.params).toEqual({ requestId: request.id, reason: 'user pressed stop' });
 
     // Had the export gone on, it would have finished ~500 ms later: wait past that.
     await new Promise((r) => setTimeout(r, 700));
     await settle(peer);
-    expect(tap.received.filter((m) => m.id === request.id)).toEqual([]);
+    expect(tap.incoming().filter((m) => m.id === request.id)).toEqual([]);
     expect(progress).toEqual([{ progress: 1, total: 3, message: 'exported Welcome' }]);
     // No progress for it after the cancel, nor the "export finished" log line.
-    expect(tap.received.filter((m) => m.method === 'notifications/progress')).toHaveLength(1);
+    expect(tap.incoming().filter((m) => m.method === 'notifications/progress')).toHaveLength(1);
     expect(peer.logs.filter((l) => (l.data as { message?: string }).message === 'export finished')).toEqual([]);
 
     // The server keeps serving, the same tool included.
