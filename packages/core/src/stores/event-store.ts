@@ -50,17 +50,23 @@ interface StreamLog {
 }
 
 /**
- * The embedded default: keeps the last `maxEventsPerStream` events of at most `maxStreamsPerSession`
- * streams per session (oldest streams are forgotten first), in memory.
+ * The embedded default, in memory and bounded three ways: the last `maxEventsPerStream` events of
+ * a stream, `maxStreamsPerSession` streams per session, and `maxBytes` of encoded messages in all
+ * (so many sessions streaming large results cannot exhaust memory). Oldest streams go first; a
+ * stream being written to is never the one evicted, and an evicted stream keeps its numbering.
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, Map<string, StreamLog>>();
   /** Where each evicted stream's numbering stood, so a stream that speaks again never reuses an event id. */
   private readonly evicted = new Map<string, Map<string, number>>();
+  /** Every stored stream, oldest first (Map keeps insertion order), for the byte budget. */
+  private readonly age = new Map<StreamLog, { sessionId: string; streamId: string }>();
+  private storedBytes = 0;
 
   constructor(
     private readonly maxEventsPerStream = 1000,
     private readonly maxStreamsPerSession = 100,
+    private readonly maxBytes = 64 * 1024 * 1024,
   ) {}
 
   append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string): string {
@@ -68,22 +74,25 @@ export class InMemoryEventStore implements EventStore {
     if (!streams) this.sessions.set(sessionId, (streams = new Map()));
     let log = streams.get(streamId);
     if (!log) {
-      let evicted = this.evicted.get(sessionId);
       if (streams.size >= this.maxStreamsPerSession) {
         const [oldest, old] = streams.entries().next().value!;
-        streams.delete(oldest);
-        if (!evicted) this.evicted.set(sessionId, (evicted = new Map()));
-        evicted.set(oldest, old.firstSeq + old.events.length);
+        this.evict(sessionId, oldest, old);
       }
-      streams.set(streamId, (log = { firstSeq: evicted?.get(streamId) ?? 1, events: [] }));
-      evicted?.delete(streamId);
+      const firstSeq = this.evicted.get(sessionId)?.get(streamId) ?? 1;
+      streams.set(streamId, (log = { firstSeq, events: [] }));
+      this.evicted.get(sessionId)?.delete(streamId);
+      this.age.set(log, { sessionId, streamId });
     }
-    log.events.push(data ?? JSON.stringify(message));
+    const text = data ?? JSON.stringify(message);
+    log.events.push(text);
+    this.storedBytes += text.length;
     if (log.events.length > this.maxEventsPerStream) {
-      log.events.shift();
+      this.storedBytes -= log.events.shift()!.length;
       log.firstSeq++;
     }
-    return eventId(streamId, log.firstSeq + log.events.length - 1);
+    const id = eventId(streamId, log.firstSeq + log.events.length - 1);
+    if (this.storedBytes > this.maxBytes) this.shed(log);
+    return id;
   }
 
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): StoredEvent[] | undefined {
@@ -98,7 +107,11 @@ export class InMemoryEventStore implements EventStore {
   }
 
   dropStream(sessionId: string, streamId: string): void {
-    this.sessions.get(sessionId)?.delete(streamId);
+    const streams = this.sessions.get(sessionId);
+    const log = streams?.get(streamId);
+    if (!log) return;
+    streams!.delete(streamId);
+    this.forget(log);
   }
 
   /** How many streams a session has stored (for tests and metrics). */
@@ -107,6 +120,7 @@ export class InMemoryEventStore implements EventStore {
   }
 
   dropSession(sessionId: string): void {
+    for (const log of this.sessions.get(sessionId)?.values() ?? []) this.forget(log);
     this.sessions.delete(sessionId);
     this.evicted.delete(sessionId);
   }
@@ -114,5 +128,31 @@ export class InMemoryEventStore implements EventStore {
   /** How many sessions have stored events (for tests and metrics). */
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** Characters of encoded messages held, against `maxBytes` (for tests and metrics). */
+  get bytes(): number {
+    return this.storedBytes;
+  }
+
+  /** Evicts the oldest streams of any session until the budget holds, sparing the one written to. */
+  private shed(keep: StreamLog): void {
+    for (const [log, where] of this.age) {
+      if (this.storedBytes <= this.maxBytes) return;
+      if (log !== keep) this.evict(where.sessionId, where.streamId, log);
+    }
+  }
+
+  private evict(sessionId: string, streamId: string, log: StreamLog): void {
+    this.sessions.get(sessionId)?.delete(streamId);
+    let evicted = this.evicted.get(sessionId);
+    if (!evicted) this.evicted.set(sessionId, (evicted = new Map()));
+    evicted.set(streamId, log.firstSeq + log.events.length);
+    this.forget(log);
+  }
+
+  private forget(log: StreamLog): void {
+    for (const text of log.events) this.storedBytes -= text.length;
+    this.age.delete(log);
   }
 }

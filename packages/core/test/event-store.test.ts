@@ -1,0 +1,73 @@
+import { InMemoryEventStore, parseEventId, type JsonRpcMessage } from '@mcpx/core';
+
+const note = (n: number, size = 0): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `${n}${'x'.repeat(size)}` } });
+const datas = (store: InMemoryEventStore, session: string, stream: string, after = 0) =>
+  store.eventsAfter(session, stream, after)?.map((e) => [e.id, JSON.parse(e.data ?? JSON.stringify(e.message)).params.data.slice(0, 3)]);
+
+describe('InMemoryEventStore', () => {
+  it('numbers the events of each stream from 1 and replays what came after an id, from the encoded text it was given', () => {
+    const store = new InMemoryEventStore();
+    expect(store.append('s', '1', note(1))).toBe('1_1');
+    expect(store.append('s', '1', note(2), 'as sent on the wire')).toBe('1_2');
+    expect(store.append('s', '2', note(3))).toBe('2_1');
+    expect(store.eventsAfter('s', '1', 0)).toEqual([
+      { id: '1_1', data: JSON.stringify(note(1)) },
+      { id: '1_2', data: 'as sent on the wire' },
+    ]);
+    expect(store.eventsAfter('s', '1', 1)!.map((e) => e.id)).toEqual(['1_2']);
+    expect(store.eventsAfter('s', '9', 0)).toBeUndefined();
+    expect(parseEventId('1_2')).toEqual({ streamId: '1', seq: 2 });
+  });
+
+  it('keeps the last maxEventsPerStream events of a stream', () => {
+    const store = new InMemoryEventStore(3);
+    for (let i = 1; i <= 5; i++) store.append('s', '1', note(i));
+    expect(datas(store, 's', '1')).toEqual([['1_3', '3'], ['1_4', '4'], ['1_5', '5']]);
+  });
+
+  it('keeps maxStreamsPerSession streams; an evicted stream that speaks again goes on with its numbering', () => {
+    const store = new InMemoryEventStore(1000, 2);
+    store.append('s', 'a', note(1));
+    store.append('s', 'a', note(2));
+    store.append('s', 'b', note(3));
+    store.append('s', 'c', note(4));
+    expect(store.eventsAfter('s', 'a', 0)).toBeUndefined();
+    expect(store.append('s', 'a', note(5))).toBe('a_3');
+  });
+
+  it('holds at most maxBytes in all: the oldest streams of any session go first, never the one written to', () => {
+    const store = new InMemoryEventStore(1000, 100, 1000);
+    store.append('one', '1', note(1, 240));
+    store.append('two', '1', note(2, 240));
+    store.append('one', '2', note(3, 240));
+    expect(store.bytes).toBeLessThanOrEqual(1000);
+    expect(store.streamCount('one') + store.streamCount('two')).toBe(3);
+    // A fourth stream pushes the total over: the oldest stream (session one, stream 1) goes.
+    store.append('two', '2', note(4, 240));
+    expect(store.bytes).toBeLessThanOrEqual(1000);
+    expect(store.eventsAfter('one', '1', 0)).toBeUndefined();
+    expect(datas(store, 'two', '1')).toEqual([['1_1', '2xx']]);
+    // One message larger than the whole budget: every other stream goes, the message stays.
+    expect(store.append('one', '3', note(5, 5000))).toBe('3_1');
+    expect(store.streamCount('two')).toBe(0);
+    expect(store.eventsAfter('one', '3', 0)).toHaveLength(1);
+    // An evicted stream keeps its numbering.
+    expect(store.append('one', '1', note(6))).toBe('1_2');
+  });
+
+  it('gives the bytes back when streams and sessions are dropped', () => {
+    const store = new InMemoryEventStore();
+    store.append('s', '1', note(1, 100));
+    store.append('s', '2', note(2, 100));
+    store.append('t', '1', note(3, 100));
+    const one = store.bytes / 3;
+    store.dropStream('s', '1');
+    expect(store.bytes).toBe(one * 2);
+    store.dropSession('s');
+    expect(store.bytes).toBe(one);
+    expect(store.sessionCount).toBe(1);
+    store.dropSession('t');
+    expect(store.bytes).toBe(0);
+    expect(store.sessionCount).toBe(0);
+  });
+});
