@@ -142,7 +142,7 @@ async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonR
 function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { polling: boolean } = { polling: true }): SseConnection {
   reply.hijack();
   const { options } = ctx;
-  return new SseConnection(reply.raw, {}, {
+  return new SseConnection(reply.raw, {
     heartbeats: ctx.heartbeats,
     // Closing a connection early is only safe when the client can resume it (an event store).
     maxConnectionMs: limits.polling && ctx.store ? options.sseMaxConnectionMs : 0,

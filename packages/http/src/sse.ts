@@ -33,7 +33,6 @@ export class SseConnection {
 
   constructor(
     readonly res: ServerResponse,
-    private readonly headers: Record<string, string>,
     options: { heartbeats?: Heartbeats; maxConnectionMs: number; retryMs: number },
   ) {
     this.schedule();
@@ -82,7 +81,7 @@ export class SseConnection {
       // Everything is known before anything went out: one plain response.
       let length = 0;
       for (const chunk of rest) length += Buffer.byteLength(chunk);
-      this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers, 'content-length': String(length) });
+      this.res.writeHead(200, { ...SSE_HEADERS, 'content-length': String(length) });
     }
     this.send(rest, true);
     this.finish();
@@ -115,7 +114,7 @@ export class SseConnection {
     this.started = true;
     // Long-lived from here on: no socket inactivity timeout; heartbeats keep proxies from cutting us.
     this.res.socket?.setTimeout(0);
-    this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
+    this.res.writeHead(200, SSE_HEADERS);
     // The headers leave with whatever is pending, or alone, so the client sees its stream open.
     const chunks = this.take();
     if (chunks.length > 0) this.send(chunks, false);

@@ -2,18 +2,15 @@ import autocannon, { type Client, type Request } from 'autocannon';
 import { Pool } from 'undici';
 import { BIG_TEXT } from '../payload';
 import { percentile } from './stats';
+import { Tally, type Checked } from './tally';
 import { INITIALIZED_BODY, postHeaders, callBody, findResponse, headerOf, initializeBody, listToolsBody, sessionHeaders } from './mcp';
 
-export interface CallLoad {
+export interface CallLoad extends Checked {
   /** Checked responses per second. */
   rps: number;
   /** Latency percentiles, ms. */
   p50: number;
   p99: number;
-  ok: number;
-  bad: number;
-  /** What the first bad response looked like. */
-  firstBad?: string;
   /** For `big`: MB (10^6 bytes) of tool result text per second. */
   mbps?: number;
 }
@@ -33,14 +30,8 @@ export async function toolCalls(options: {
   tool: 'echo' | 'big';
 }): Promise<CallLoad> {
   const { url, sessions, tool } = options;
-  let ok = 0;
-  let bad = 0;
-  let firstBad: string | undefined;
+  const tally = new Tally();
   let client = 0;
-  const fail = (why: string) => {
-    bad++;
-    firstBad ??= why.slice(0, 300);
-  };
 
   // The context lives on the connection from a request's setup to its response.
   interface Ctx {
@@ -61,15 +52,15 @@ export async function toolCalls(options: {
       const ctx = context as Ctx;
       latencies.push(performance.now() - ctx.sentAt!);
       const id = ctx.id!;
-      if (status !== 200) return fail(`HTTP ${status}: ${body}`);
+      if (status !== 200) return tally.fail(`HTTP ${status}: ${body}`);
       try {
         const content = (findResponse(body, id)?.result?.content as { text?: string }[] | undefined)?.[0];
         const expected = tool === 'echo' ? `hello ${id}` : BIG_TEXT;
-        if (content?.text !== expected) return fail(`unexpected answer to ${id}: ${body.slice(0, 300)}`);
+        if (content?.text !== expected) return tally.fail(`unexpected answer to ${id}: ${body.slice(0, 300)}`);
       } catch (err) {
-        return fail(`unparsable answer: ${(err as Error).message}: ${body.slice(0, 300)}`);
+        return tally.fail(`unparsable answer: ${(err as Error).message}: ${body.slice(0, 300)}`);
       }
-      ok++;
+      tally.pass();
     },
   };
   const result = await autocannon({
@@ -82,23 +73,18 @@ export async function toolCalls(options: {
     setupClient: (c: Client) => c.setHeaders(sessionHeaders(sessions[client++ % sessions.length])),
   });
   const seconds = result.duration;
-  if (result.errors || result.timeouts) fail(`${result.errors} connection errors, ${result.timeouts} timeouts`);
+  if (result.errors || result.timeouts) tally.fail(`${result.errors} connection errors, ${result.timeouts} timeouts`);
   return {
-    rps: ok / seconds,
+    ...tally.counts,
+    rps: tally.ok / seconds,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
-    ok,
-    bad,
-    firstBad,
-    mbps: tool === 'big' ? (ok * Buffer.byteLength(BIG_TEXT)) / seconds / 1e6 : undefined,
+    mbps: tool === 'big' ? (tally.ok * Buffer.byteLength(BIG_TEXT)) / seconds / 1e6 : undefined,
   };
 }
 
-export interface SessionLoad {
+export interface SessionLoad extends Checked {
   perSecond: number;
-  ok: number;
-  bad: number;
-  firstBad?: string;
 }
 
 /**
@@ -106,13 +92,7 @@ export interface SessionLoad {
  * loop on each connection, every answer checked. Counts completed sessions.
  */
 export async function sessionCycles(options: { url: string; connections: number; durationS: number }): Promise<SessionLoad> {
-  let ok = 0;
-  let bad = 0;
-  let firstBad: string | undefined;
-  const fail = (why: string) => {
-    bad++;
-    firstBad ??= why.slice(0, 300);
-  };
+  const tally = new Tally();
   interface Ctx {
     sessionId?: string;
     listId?: number;
@@ -124,7 +104,7 @@ export async function sessionCycles(options: { url: string; connections: number;
       onResponse: (status, body, context, headers) => {
         const ctx = context as Ctx;
         ctx.sessionId = headerOf(headers as Record<string, unknown>, 'mcp-session-id');
-        if (status !== 200 || !ctx.sessionId || !body.includes('"protocolVersion"')) fail(`initialize: HTTP ${status} ${body}`);
+        if (status !== 200 || !ctx.sessionId || !body.includes('"protocolVersion"')) tally.fail(`initialize: HTTP ${status} ${body}`);
       },
     },
     {
@@ -135,7 +115,7 @@ export async function sessionCycles(options: { url: string; connections: number;
         return (ctx.sessionId ? { ...req, headers: sessionHeaders(ctx.sessionId), body: INITIALIZED_BODY } : undefined) as Request;
       },
       onResponse: (status, body) => {
-        if (status !== 202) fail(`notifications/initialized: HTTP ${status} ${body}`);
+        if (status !== 202) tally.fail(`notifications/initialized: HTTP ${status} ${body}`);
       },
     },
     {
@@ -149,9 +129,9 @@ export async function sessionCycles(options: { url: string; connections: number;
         const ctx = context as Ctx;
         try {
           const tools = findResponse(body, ctx.listId!)?.result?.tools as { name: string }[] | undefined;
-          if (status !== 200 || tools?.length !== 2 || !tools.some((t) => t.name === 'echo')) fail(`tools/list: HTTP ${status} ${body}`);
+          if (status !== 200 || tools?.length !== 2 || !tools.some((t) => t.name === 'echo')) tally.fail(`tools/list: HTTP ${status} ${body}`);
         } catch (err) {
-          fail(`tools/list: ${(err as Error).message}: ${body}`);
+          tally.fail(`tools/list: ${(err as Error).message}: ${body}`);
         }
       },
     },
@@ -164,14 +144,14 @@ export async function sessionCycles(options: { url: string; connections: number;
         return { ...req, headers, body: undefined };
       },
       onResponse: (status, body) => {
-        if (status < 200 || status >= 300) fail(`DELETE: HTTP ${status} ${body}`);
-        else ok++;
+        if (status < 200 || status >= 300) tally.fail(`DELETE: HTTP ${status} ${body}`);
+        else tally.pass();
       },
     },
   ];
   const result = await autocannon({ url: options.url, connections: options.connections, duration: options.durationS, sampleInt: 100, requests });
-  if (result.errors || result.timeouts) fail(`${result.errors} connection errors, ${result.timeouts} timeouts`);
-  return { perSecond: ok / result.duration, ok, bad, firstBad };
+  if (result.errors || result.timeouts) tally.fail(`${result.errors} connection errors, ${result.timeouts} timeouts`);
+  return { ...tally.counts, perSecond: tally.ok / result.duration };
 }
 
 /** Opens `count` initialized sessions, `concurrency` at a time; returns their ids (undefined for stateless servers). */

@@ -1,6 +1,7 @@
 import { closeSessions, openSessions, sessionCycles, toolCalls, type CallLoad } from './http-load';
 import { freePort, startProcess, waitForPort } from './processes';
 import { StdioPeer, stdioRoundTrips } from './stdio-load';
+import type { Checked } from './tally';
 import type { Target } from './targets';
 
 export interface Settings {
@@ -23,7 +24,7 @@ export type Figures = Record<string, number>;
 /** Something a server answered wrong: the benchmark reports it and fails. */
 export class BadAnswers extends Error {}
 
-function checked(target: Target, what: string, load: { ok: number; bad: number; firstBad?: string }): void {
+function checked(target: Target, what: string, load: Checked): void {
   if (load.bad > 0 || load.ok === 0) {
     throw new BadAnswers(`${target.label}, ${what}: ${load.bad} bad answers of ${load.ok + load.bad}${load.firstBad ? `; first: ${load.firstBad}` : ''}`);
   }

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { PROTOCOL_VERSION } from './mcp';
+import { Tally, type Checked } from './tally';
 
 interface Message {
   jsonrpc: '2.0';
@@ -70,18 +71,13 @@ export class StdioPeer {
   }
 }
 
-export interface StdioLoad {
+export interface StdioLoad extends Checked {
   rps: number;
-  ok: number;
-  bad: number;
-  firstBad?: string;
 }
 
 /** echo round trips for a fixed time with `inFlight` requests outstanding, every answer checked. */
 export async function stdioRoundTrips(peer: StdioPeer, inFlight: number, durationS: number): Promise<StdioLoad> {
-  let ok = 0;
-  let bad = 0;
-  let firstBad: string | undefined;
+  const tally = new Tally();
   let sent = 0;
   const start = performance.now();
   const deadline = start + durationS * 1000;
@@ -90,13 +86,10 @@ export async function stdioRoundTrips(peer: StdioPeer, inFlight: number, duratio
       const text = `hello ${sent++}`;
       const answer = await peer.request('tools/call', { name: 'echo', arguments: { text } });
       const got = (answer.result?.content as { text?: string }[] | undefined)?.[0]?.text;
-      if (got === text) ok++;
-      else {
-        bad++;
-        firstBad ??= JSON.stringify(answer).slice(0, 300);
-      }
+      if (got === text) tally.pass();
+      else tally.fail(JSON.stringify(answer));
     }
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
-  return { rps: ok / ((performance.now() - start) / 1000), ok, bad, firstBad };
+  return { ...tally.counts, rps: tally.ok / ((performance.now() - start) / 1000) };
 }

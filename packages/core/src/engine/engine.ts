@@ -123,7 +123,7 @@ export class McpEngine {
       case 'resources/read':
       case 'resources/subscribe': {
         if (typeof params?.uri !== 'string') return [];
-        return registry.resources.get(params.uri)?.scopes ?? registry.matchTemplate(params.uri)?.entry.scopes ?? [];
+        return registry.entryForUri(params.uri)?.scopes ?? [];
       }
       default:
         return [];

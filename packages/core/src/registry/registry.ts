@@ -68,7 +68,12 @@ export class Registry {
   }
 
   /** Whether a URI names something readable: a resource or a template match. */
+  /** What serves `uri`: the resource with that exact URI, else the first template that matches it. */
+  entryForUri(uri: string): ResourceEntry | TemplateEntry | undefined {
+    return this.resources.get(uri) ?? this.matchTemplate(uri)?.entry;
+  }
+
   knowsUri(uri: string): boolean {
-    return this.resources.get(uri) !== undefined || this.matchTemplate(uri) !== undefined;
+    return this.entryForUri(uri) !== undefined;
   }
 }

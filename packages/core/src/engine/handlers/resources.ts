@@ -36,9 +36,9 @@ export const readResource: MethodHandler = async (params, ctx) => {
 export const subscribe: MethodHandler = (params, ctx) => {
   if (!ctx.session.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/subscribe');
-  const scoped = ctx.session.engine.registry.resources.get(uri) ?? ctx.session.engine.registry.matchTemplate(uri)?.entry;
-  if (scoped) requireScopes(ctx, scoped, `resource ${uri}`);
-  if (!ctx.session.engine.registry.knowsUri(uri)) throw McpError.resourceNotFound(uri);
+  const entry = ctx.session.engine.registry.entryForUri(uri);
+  if (!entry) throw McpError.resourceNotFound(uri);
+  requireScopes(ctx, entry, `resource ${uri}`);
   ctx.session.subscriptions.add(uri);
   return {};
 };
