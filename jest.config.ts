@@ -4,6 +4,8 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/apps'],
   testMatch: ['**/test/**/*.test.ts'],
+  // Load and benchmark tests (*.load.test.ts) are slow and sensitive to other work on the machine: `npm run test:load` runs them.
+  testPathIgnorePatterns: ['/node_modules/', '\\.load\\.test\\.ts$'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
   moduleNameMapper: { '^@mcpx/(core|stdio|http|testing|cli)$': '<rootDir>/packages/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],

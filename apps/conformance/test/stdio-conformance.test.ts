@@ -128,7 +128,11 @@ async function own(peer: Promise<Peer>): Promise<Peer> {
   return p;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A round trip: every message the server wrote before the ping's answer has been handled by then. */
+async function settle(client: Client): Promise<void> {
+  await client.ping();
+  await new Promise((r) => setImmediate(r));
+}
 
 function contentOf(result: unknown): any[] {
   const content = (result as CallToolResult).content;
@@ -376,7 +380,7 @@ describe('tools', () => {
     expect(await client.setLoggingLevel('debug')).toEqual({});
     expect(tap.rawResult('logging/setLevel')).toEqual({});
     const result = await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
-    await sleep(200);
+    await settle(client);
     expect(logs.length).toBeGreaterThanOrEqual(3);
     for (const l of logs) expect(LoggingLevelSchema.safeParse(l.level).success).toBe(true);
     expect(logs.filter((l) => l.level === 'info').map((l) => l.data)).toEqual([

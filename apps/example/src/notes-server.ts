@@ -1,5 +1,6 @@
 import {
   ClientCapabilityError,
+  ClientUnreachableError,
   Complete,
   McpError,
   McpServer,
@@ -64,15 +65,17 @@ export class NotesServer extends McpServer {
 
   @Tool({
     title: 'Delete a note',
-    description: 'Deletes a note for good. Clients that support elicitation are asked to confirm first.',
+    description: 'Deletes a note for good, once the user confirms it in a form (the client must support elicitation).',
     annotations: { destructiveHint: true, idempotentHint: true },
   })
   async delete(input: NoteIdInput, ctx: RequestContext) {
     const note = this.store.get(input.id);
     if (!note) return { content: [text(`No note ${input.id}.`)], isError: true };
-    if (!(await this.confirmDelete(note, ctx))) {
+    const refusal = await this.confirmDelete(note, ctx);
+    if (refusal) {
       ctx.log.info('delete not confirmed', { id: note.id });
-      return `Kept note ${note.id}: the deletion was not confirmed.`;
+      // The user saying no is an answer; being unable to ask at all is a failure the model should see.
+      return { content: [text(`Kept note ${note.id}: ${refusal.reason}`)], isError: refusal.cannotAsk };
     }
     // The note may have gone while the user was deciding.
     if (!this.store.delete(note.id)) return { content: [text(`No note ${input.id}.`)], isError: true };
@@ -102,12 +105,17 @@ export class NotesServer extends McpServer {
     const notes = this.store.all();
     const parts: string[] = [];
     for (const [i, note] of notes.entries()) {
-      await sleep(input.delayMs ?? 50, ctx.signal);
+      await this.pause(input.delayMs ?? 50, ctx.signal);
       parts.push(input.format === 'json' ? JSON.stringify(note) : `# ${note.title}\n\n${note.body}`);
       ctx.progress(i + 1, notes.length, `exported ${note.title}`);
     }
     ctx.log.notice('export finished', { notes: notes.length });
     return parts.join(input.format === 'json' ? '\n' : '\n\n---\n\n');
+  }
+
+  /** The export's wait before each note (slow on purpose); tests override it to hold the export where they want. */
+  protected pause(ms: number, signal: AbortSignal): Promise<void> {
+    return sleep(ms, signal);
   }
 
   @Resource({ uri: 'notes://index', name: 'index', title: 'All notes', description: 'Every note id and title, as JSON', mimeType: 'application/json' })
@@ -159,16 +167,22 @@ export class NotesServer extends McpServer {
   }
 
   /**
-   * Asks the user to confirm a deletion when the client can show a form (it declared the
-   * elicitation capability); a client that cannot is not asked. Only an accepted form with
-   * confirm=true deletes: decline, cancel or confirm=false keep the note.
+   * Asks the user to confirm a deletion. Fails closed: only an accepted form with confirm=true
+   * deletes; a decline, a cancel, confirm=false, a client that cannot show forms and a server that
+   * cannot ask (stateless) all keep the note. Returns why it was kept, or undefined to go ahead.
    */
-  private async confirmDelete(note: Note, ctx: RequestContext): Promise<boolean> {
+  private async confirmDelete(note: Note, ctx: RequestContext): Promise<{ reason: string; cannotAsk: boolean } | undefined> {
     try {
       const answer = await ctx.elicit(`Delete note ${note.id} "${note.title}" for good?`, DeleteConfirmation);
-      return answer.action === 'accept' && answer.content?.confirm === true;
+      if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
+      return { reason: 'the deletion was not confirmed.', cannotAsk: false };
     } catch (err) {
-      if (err instanceof ClientCapabilityError) return true;
+      if (err instanceof ClientUnreachableError) {
+        return { reason: 'this server runs stateless, so it cannot ask for the confirmation a deletion needs.', cannotAsk: true };
+      }
+      if (err instanceof ClientCapabilityError) {
+        return { reason: 'this client cannot show the confirmation form a deletion needs (it declared no elicitation capability).', cannotAsk: true };
+      }
       throw err;
     }
   }

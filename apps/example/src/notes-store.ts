@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** The notes themselves, kept in one JSON file under a data folder. */
@@ -47,6 +47,7 @@ export class NotesStore {
   constructor(options: NotesStoreOptions = {}) {
     this.dir = resolve(options.dir ?? defaultDataDir());
     this.file = join(this.dir, 'notes.json');
+    this.removeLeftovers();
     const saved = this.load();
     if (saved) {
       this.nextId = saved.nextId;
@@ -100,6 +101,23 @@ export class NotesStore {
     const note: Note = { id: String(this.nextId++), title, body, tags: [...tags], updatedAt: new Date().toISOString() };
     this.notes.set(note.id, note);
     return note;
+  }
+
+  /**
+   * A process that died mid-write leaves its `notes.json.<pid>.tmp` behind (the rename never
+   * happened, so notes.json is intact). One process serves a folder, so any such file is stale.
+   */
+  private removeLeftovers(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const name of names) {
+      if (/^notes\.json\.\d+\.tmp$/.test(name)) rmSync(join(this.dir, name), { force: true });
+    }
   }
 
   private load(): NotesFile | undefined {

@@ -152,7 +152,7 @@ describe('the container entry command', () => {
     let client: Client | undefined;
     try {
       // Up: /healthz answers.
-      const until = Date.now() + 10_000;
+      const until = Date.now() + 20_000; // a bound on waiting for the start, not a speed
       for (;;) {
         if (child.exitCode !== null) throw new Error(`the container command exited early (${child.exitCode}):\n${output}`);
         const health = await fetch(`${base}/healthz`).then((r) => (r.ok ? r.json() : undefined), () => undefined);
@@ -160,7 +160,7 @@ describe('the container entry command', () => {
           expect(health).toEqual({ status: 'ok' });
           break;
         }
-        if (Date.now() > until) throw new Error(`/healthz is not answering after 10 s:\n${output}`);
+        if (Date.now() > until) throw new Error(`/healthz is not answering after 20 s:\n${output}`);
         await sleep(50);
       }
       // The image's HEALTHCHECK command, run as Docker would (same env), passes.
@@ -239,5 +239,5 @@ describe('the container entry command', () => {
       }
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import { TeamServer } from '../../../docs/examples/tools-input';
 import { WeatherServer } from '../../../docs/examples/tools-output-class';
 import { CalcServer } from '../../../docs/examples/tools-raw-schema';
 import { FilesServer } from '../../../docs/examples/tools-errors';
+import { InventoryServer, serverLimits } from '../../../docs/examples/tools-limits';
 import { NotesResources } from '../../../docs/examples/resources';
 import { PluginServer } from '../../../docs/examples/resources-live-registry';
 import { PromptServer } from '../../../docs/examples/prompts-and-completion';
@@ -60,6 +61,17 @@ describe('docs examples', () => {
 });
 
 describe('docs examples, run', () => {
+  it('tools-limits: a tool carries more than the defaults and drops what it does not declare; the others refuse', async () => {
+    const client = await connect(new InventoryServer(), { ...quietOptions(), argumentLimits: serverLimits });
+    const rows = Array.from({ length: 6000 }, (_, i) => ({ sku: `s${i}`, qty: i, note: 'extra' }));
+    expect(await client.callTool('import', { rows })).toEqual({ content: [{ type: 'text', text: 'Imported 6000 rows' }] });
+    expect(await client.callTool('check', { sku: 'a', qty: 2, note: 'extra' })).toEqual({
+      content: [{ type: 'text', text: 'Invalid arguments:\n- note: property note should not exist' }],
+      isError: true,
+    });
+    expect(await client.callTool('check', { sku: 'x'.repeat(70_000), qty: 1 })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('longer than the limit of 65536') }] });
+  });
+
   it('tools-input: the schema comes from the class, a broken rule is an isError result', async () => {
     const client = await connect(new TeamServer(), quietOptions());
     const { tools } = await client.listTools();

@@ -49,7 +49,8 @@ const textOf = (result: { content: unknown }) =>
 
 describe('the file-backed store', () => {
   it('survives a restart: notes created by one server are read by a new one on the same data folder', async () => {
-    const first = await client(serverOnDataDir());
+    const first = await client(serverOnDataDir(), { elicitation: { form: {} } });
+    first.onRequest('elicitation/create', () => ({ action: 'accept', content: { confirm: true } }));
     const created = await first.callTool('create', { title: 'Persisted', body: 'Still here', tags: ['keep'] });
     expect(textOf(created)).toBe('Created note 4.');
     await first.callTool('append', { id: '4', line: 'after a restart' });
@@ -85,6 +86,18 @@ describe('the file-backed store', () => {
     // An emptied folder stays empty after a restart: the seed is for fresh folders only.
     for (const note of store.all()) store.delete(note.id);
     expect(new NotesStore({ dir, seed: SAMPLE_NOTES }).all()).toEqual([]);
+  });
+
+  it('removes temporary files a crash left mid-write, and keeps the notes file', () => {
+    const store = new NotesStore({ dir: dataDir, seed: SAMPLE_NOTES });
+    store.create('Saved', 'before the crash');
+    // What a process killed between writing and renaming leaves behind.
+    writeFileSync(join(dataDir, 'notes.json.4242.tmp'), '{"version":1,"nextId":9,"notes":[]}');
+    writeFileSync(join(dataDir, `notes.json.${process.pid}.tmp`), '{"trunc');
+    writeFileSync(join(dataDir, 'notes.json.bak'), 'a file of the user’s');
+    const restarted = new NotesStore({ dir: dataDir });
+    expect(readdirSync(dataDir).sort()).toEqual(['notes.json', 'notes.json.bak']);
+    expect(restarted.all().map((n) => n.title)).toEqual(['Welcome', 'Shopping', 'Release plan', 'Saved']);
   });
 
   it('refuses a file that is not a notes file rather than overwrite it', () => {
@@ -134,15 +147,19 @@ describe('delete', () => {
     expect(existsSync(join(dataDir, 'notes.json'))).toBe(false); // nothing changed, nothing written
   });
 
-  it('does not ask a client that declared no elicitation, and deletes at once', async () => {
+  it('fails closed for a client that declared no elicitation: not asked, the note kept, the reason given', async () => {
     const c = await client(serverOnDataDir());
     let asked = 0;
     c.onRequest('elicitation/create', () => {
       asked++;
-      return { action: 'decline' };
+      return { action: 'accept', content: { confirm: true } };
     });
-    expect(textOf(await c.callTool('delete', { id: '3' }))).toBe('Deleted note 3.');
+    expect(await c.callTool('delete', { id: '3' })).toEqual({
+      content: [{ type: 'text', text: 'Kept note 3: this client cannot show the confirmation form a deletion needs (it declared no elicitation capability).' }],
+      isError: true,
+    });
     expect(asked).toBe(0);
+    expect((await c.readResource('notes://notes/3')).contents[0]).toMatchObject({ text: expect.stringContaining('Release plan') });
   });
 
   it('answers an unknown id with isError without asking', async () => {

@@ -73,7 +73,8 @@ describe('the MCP Inspector CLI against mcpx serve', () => {
         env: { ...process.env, MCPX_DATA_DIR: join(root, '.data', `inspector-http-${process.pid}`), MCPX_LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
-      for (let i = 0; i < 100; i++) {
+      // A bound on waiting for the server to start, not a speed.
+      for (const until = Date.now() + 30_000; Date.now() < until; ) {
         try {
           if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
         } catch {
@@ -81,8 +82,8 @@ describe('the MCP Inspector CLI against mcpx serve', () => {
         }
         await new Promise((r) => setTimeout(r, 100));
       }
-      throw new Error('mcpx serve did not become healthy');
-    });
+      throw new Error('mcpx serve did not become healthy in 30 s');
+    }, 40_000);
 
     afterAll(async () => {
       const exited = new Promise((resolve) => server.once('exit', resolve));

@@ -7,6 +7,16 @@ export type { Tool as ToolDefinition, Resource as ResourceDefinition, ResourceTe
 export * from './protocol/errors';
 export * from './protocol/jsonrpc';
 export * from './protocol/versions';
+export {
+  DEFAULT_MESSAGE_LIMITS,
+  budgetError,
+  decodeMessage,
+  resolveMessageLimits,
+  scanMessage,
+  type BudgetViolation,
+  type MessageLimits,
+  type ResolvedMessageLimits,
+} from './protocol/message-limits';
 
 // Authoring: decorators, schema rules, content helpers
 export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, getServerOptions } from './metadata/decorators';
@@ -36,7 +46,14 @@ export { Registry } from './registry/registry';
 export { EntryList, type ListKind, type Page } from './registry/entry-list';
 export * from './registry/entries';
 export { McpEngine, type EngineOptions, type MethodHandler, type NotificationHandler } from './engine/engine';
-export { Session, CancelledError, shortId, type SessionState } from './engine/session';
+export { Session, CancelledError, shortId, tooManyInFlight, type SessionState } from './engine/session';
+export {
+  DEFAULT_ARGUMENT_LIMITS,
+  checkArgumentLimits,
+  resolveArgumentLimits,
+  type ArgumentLimits,
+  type ResolvedArgumentLimits,
+} from './schema/argument-limits';
 export { RequestContext, RequestContext as ToolContext, relatedTask, type TaskHandle } from './engine/context';
 export type { MessageChannel } from './engine/channel';
 export { McpLogger } from './engine/mcp-logger';
@@ -45,6 +62,7 @@ export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
 // Stores and tasks
 export { InMemoryTaskStore, InvalidTaskCursorError, TERMINAL_STATUSES, type Task, type TaskRecord, type TaskStatus, type TaskStore } from './stores/task-store';
 export { TaskManager, type TaskOptions } from './tasks/task-manager';
-export { ClientCapabilityError, ClientRequestError, type ClientRequestOptions } from './engine/client-requests';
+export { ManualClock, systemClock, type Clock } from './clock';
+export { ClientCapabilityError, ClientRequestError, ClientUnreachableError, type ClientRequestOptions } from './engine/client-requests';
 export { InMemoryEventStore, eventId, parseEventId, type EventStore, type StoredEvent } from './stores/event-store';
 export { InsufficientScopeError, INSUFFICIENT_SCOPE, missingScopes, type Principal, type ScopedEntry } from './auth/principal';

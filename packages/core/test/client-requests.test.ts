@@ -22,9 +22,9 @@ import {
 } from '../src';
 
 
-/** Polls every few ms until `predicate` holds; fails with `what` after 2 s. */
+/** Polls every few ms until `predicate` holds; fails with `what` after 10 s (a bound on waiting, not a speed). */
 async function until(predicate: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + 10_000;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 2));

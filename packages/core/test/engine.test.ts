@@ -245,8 +245,8 @@ describe('lifecycle errors', () => {
     await session.receive(parseMessage('{"jsonrpc":"1.0","id":7,"method":"ping"}'), outlet);
     await session.receive(parseMessage('{"jsonrpc":"2.0","id":8,"method":"ping","params":[1]}'), outlet);
     expect(sent.map((m: any) => [m.id, m.error.code])).toEqual([
-      [null, -32700],
-      [null, -32600],
+      [undefined, -32700],
+      [undefined, -32600],
       [7, -32600],
       [8, -32602],
     ]);

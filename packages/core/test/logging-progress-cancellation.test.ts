@@ -103,8 +103,17 @@ class Worker extends McpServer {
 }
 
 describe('logging', () => {
-  it('sends info and above by default, with message and data', async () => {
+  it('sends no log notifications to a client that never called logging/setLevel', async () => {
     const client = await connect(new Worker(), quiet);
+    const sent = client.record();
+    await client.callTool('chatty');
+    expect(sent.filter((m) => (m as JsonRpcNotification).method === 'notifications/message')).toEqual([]);
+    expect(client.session.logLevel).toBeUndefined();
+  });
+
+  it('sends info and above once the client asks for info, with message and data', async () => {
+    const client = await connect(new Worker(), quiet);
+    await client.setLogLevel('info');
     await client.callTool('chatty');
     expect(messagesOf(client)).toEqual([
       { level: 'info', data: { message: 'info line', step: 2, nested: { ok: true } } },
@@ -117,6 +126,7 @@ describe('logging', () => {
 
   it('sends the log lines before the response', async () => {
     const client = await connect(new Worker(), quiet);
+    await client.setLogLevel('info');
     const sent = client.record();
     await client.callTool('chatty');
     const responseAt = sent.findIndex((m) => 'result' in m);
@@ -151,6 +161,7 @@ describe('logging', () => {
     await verbose.initialize();
     await terse.initialize();
     await verbose.setLogLevel('debug');
+    await terse.setLogLevel('info');
     await verbose.callTool('chatty');
     await terse.callTool('chatty');
     expect(messagesOf(verbose)).toHaveLength(6);
@@ -163,12 +174,16 @@ describe('logging', () => {
     expect(messagesOf(client).map((p) => p?.level)).toEqual(['warning', 'error', 'critical']);
   });
 
-  it.each([['verbose'], ['INFO'], [3], [undefined]])('answers logging/setLevel with level %p with -32602', async (level) => {
-    const client = await connect(new Worker(), quiet);
-    const error = await rpcErrorOf(client.request('logging/setLevel', level === undefined ? {} : { level }));
-    expect(error.code).toBe(-32602);
-    expect(client.session.logLevel).toBe('info');
-  });
+  it.each([['verbose'], ['INFO'], [3], [undefined], ['__proto__'], ['toString'], ['constructor'], ['hasOwnProperty']])(
+    'answers logging/setLevel with level %p with -32602',
+    async (level) => {
+      const client = await connect(new Worker(), { ...quiet, clientLogLevel: 'notice' });
+      const error = await rpcErrorOf(client.request('logging/setLevel', level === undefined ? {} : { level }));
+      expect(error.code).toBe(-32602);
+      expect(error.message).toMatch(/^logging\/setLevel: "level" must be one of debug, info, notice, warning, error, critical, alert, emergency/);
+      expect(client.session.logLevel).toBe('notice');
+    },
+  );
 
   it('writes every line to pino, whatever the client level, with the request id', async () => {
     const { logger, lines } = memoryLogger();
@@ -188,6 +203,7 @@ describe('logging', () => {
     const uninitialized = new TestClient(engine);
     await a.initialize();
     await b.initialize();
+    await a.setLogLevel('info');
     await b.setLogLevel('error');
     await a.callTool('broadcast');
     await settle();

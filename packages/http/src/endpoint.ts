@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  classifyMessage,
+  decodeMessage,
   encodeMessage,
+  ErrorCode,
   parseEventId,
+  tooManyInFlight,
   type EventStore,
   type JsonRpcMessage,
   type JsonRpcRequest,
@@ -15,7 +17,7 @@ import {
 import { ownerOf } from './auth/guard';
 import { sendChallenge } from './auth/challenge';
 import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guards';
-import { sendHttpError } from './http-errors';
+import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } from './http-errors';
 import type { HttpSession } from './http-session';
 import type { ResolvedHttpOptions } from './options';
 import type { SessionManager } from './session-manager';
@@ -41,32 +43,39 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
   if (!isJsonContentType(request.headers['content-type'])) {
     return sendHttpError(reply, 415, 'Unsupported Media Type: Content-Type must be application/json');
   }
-  const parsed = parseBody(request.body);
-  if (parsed.kind === 'invalid') {
-    return reply.code(400).header('content-type', 'application/json').send(JSON.stringify(parsed.error));
+  const parsed = parseBody(ctx, request.body);
+  // A message that is not a valid request is refused by the transport (400, echoing its id if it
+  // has one). A request refused only for its params (-32602: not an object, or over the message
+  // budget) is answered like any invalid argument, as a JSON-RPC error, once the session checks pass.
+  if (parsed.kind === 'invalid' && !isParamsError(parsed)) {
+    return reply.code(400).header('content-type', 'application/json').send(rpcErrorBody(parsed.error.error, parsed.error.id));
   }
   if (parsed.kind === 'request' || parsed.kind === 'notification') request.mcpMethod = parsed.message.method;
+  // Refusals from here on concern a message whose id (if any) is known: they echo it.
+  const id = parsed.kind === 'request' ? parsed.message.id : parsed.kind === 'invalid' ? parsed.error.id : undefined;
 
   if (ctx.options.stateless) return postStateless(ctx, parsed, request, reply);
 
   const isInitialize = parsed.kind === 'request' && parsed.message.method === 'initialize';
   const sessionId = sessionIdOf(request);
   if (isInitialize) {
-    if (sessionId !== undefined) return sendHttpError(reply, 400, 'Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
-    if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down');
-    if (ctx.sessions.full) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: too many open sessions');
+    if (sessionId !== undefined) return sendHttpError(reply, 400, 'Bad Request: initialize starts a new session; send it without Mcp-Session-Id', TRANSPORT_ERROR, id);
+    if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down', TRANSPORT_ERROR, id);
+    if (ctx.sessions.full) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: too many open sessions', TRANSPORT_ERROR, id);
     return initialize(ctx, parsed.message as JsonRpcRequest, request, reply);
   }
-  if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
+  if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', TRANSPORT_ERROR, id);
   const http = sessionOf(ctx, sessionId, request);
-  if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one');
+  if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one', TRANSPORT_ERROR, id);
   http.touch();
 
+  if (parsed.kind === 'invalid') return answerJson(reply, parsed.error, http.session.logger);
   if (parsed.kind !== 'request') {
     await http.session.receive(parsed, http.outlet);
     return reply.code(202).send();
   }
   if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
+  if (overInFlightCap(ctx, http.session.requestsInFlight, parsed.message.id, reply)) return reply;
   return ctx.options.jsonResponse
     ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet, request.principal), http.session.logger)
     : answerSse(ctx, http, parsed.message, reply, request.principal);
@@ -91,15 +100,25 @@ function refusedForScope(ctx: EndpointContext, message: JsonRpcRequest, request:
   return true;
 }
 
-function parseBody(body: unknown): ParsedMessage {
-  const text = Buffer.isBuffer(body) ? body.toString('utf8') : '';
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { kind: 'invalid', error: { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${(err as Error).message}` } } };
-  }
-  return classifyMessage(value);
+function isParamsError(parsed: ParsedMessage & { kind: 'invalid' }): boolean {
+  return parsed.error.id !== undefined && parsed.error.error.code === ErrorCode.InvalidParams;
+}
+
+/** The body is checked against the message budget in one pass over its bytes before it is parsed. */
+function parseBody(ctx: EndpointContext, body: unknown): ParsedMessage {
+  return decodeMessage(Buffer.isBuffer(body) ? body : Buffer.alloc(0), ctx.engine.messageLimits);
+}
+
+/**
+ * A session already at its in-flight cap: 429 before any stream opens, with the JSON-RPC error the
+ * engine would give (-32004) so a client sees which limit it hit. The session's other requests go on.
+ */
+function overInFlightCap(ctx: EndpointContext, inFlight: number, id: JsonRpcRequest['id'], reply: FastifyReply): boolean {
+  const cap = ctx.engine.options.maxRequestsInFlight;
+  if (inFlight < cap) return false;
+  const [message, data] = tooManyInFlight(cap);
+  reply.code(429).header('retry-after', '1').header('content-type', 'application/json').send(rpcErrorBody({ code: ErrorCode.LimitExceeded, message, data }, id));
+  return true;
 }
 
 /** initialize is answered as JSON: the session id goes out only once the session exists. */
@@ -152,9 +171,10 @@ function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { pol
 
 /** Stateless: a fresh session per POST, as if initialized, closed when the exchange ends. */
 async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  if (parsed.kind === 'invalid') return reply.code(200).header('content-type', 'application/json').send(rpcErrorBody(parsed.error.error, parsed.error.id));
   if (parsed.kind !== 'request') return reply.code(202).send();
   if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
-  const session = ctx.engine.createSession(NOWHERE, undefined, { unsolicited: false, principal: request.principal });
+  const session = ctx.engine.createSession(NOWHERE, undefined, { stateless: true, principal: request.principal });
   try {
     if (parsed.message.method !== 'initialize') {
       const header = request.headers['mcp-protocol-version'];
@@ -181,10 +201,16 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
   }
 }
 
+/** The methods the endpoint serves in its mode: the `Allow` header of every 405 it answers. */
+export function allowedMethods(options: ResolvedHttpOptions): string[] {
+  if (options.stateless) return ['POST'];
+  return options.enableGetStream ? ['POST', 'GET', 'DELETE'] : ['POST', 'DELETE'];
+}
+
 /** GET: the standalone stream, or with Last-Event-ID, the resumption of any stream of the session. */
 export async function handleGet(ctx: EndpointContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (!ctx.options.enableGetStream) {
-    return sendHttpError(reply.header('allow', ctx.options.stateless ? 'POST' : 'POST, DELETE'), 405, 'Method Not Allowed: this server offers no GET stream');
+    return sendMethodNotAllowed(reply, allowedMethods(ctx.options), 'Method Not Allowed: this server offers no GET stream');
   }
   if (!acceptsType(request.headers.accept, 'text/event-stream')) {
     return sendHttpError(reply, 406, 'Not Acceptable: Accept must list text/event-stream');
@@ -228,7 +254,7 @@ async function resume(ctx: EndpointContext, http: HttpSession, lastEventId: stri
 
 /** DELETE: the client ends its session. */
 export async function handleDelete(ctx: EndpointContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  if (ctx.options.stateless) return sendHttpError(reply.header('allow', 'POST'), 405, 'Method Not Allowed: this server has no sessions');
+  if (ctx.options.stateless) return sendMethodNotAllowed(reply, allowedMethods(ctx.options), 'Method Not Allowed: this server has no sessions');
   const sessionId = sessionIdOf(request);
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
   if (!sessionOf(ctx, sessionId, request) || !ctx.sessions.close(sessionId)) {

@@ -1,12 +1,27 @@
 import type { FastifyReply } from 'fastify';
+import type { JsonRpcErrorObject, RequestId } from '@mcpx/core';
 
 /** JSON-RPC code used for transport-level refusals (HTTP 4xx/5xx without a request id). */
 export const TRANSPORT_ERROR = -32000;
 
-/** Answers with an HTTP status and a JSON-RPC error body that has no id, as the transport spec allows. */
-export function sendHttpError(reply: FastifyReply, status: number, message: string, code = TRANSPORT_ERROR): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'application/json')
-    .send(`{"jsonrpc":"2.0","id":null,"error":${JSON.stringify({ code, message })}}`);
+/**
+ * A JSON-RPC error body. `id` is written only when the request's id is known: never `"id": null`
+ * (the transport spec's HTTP errors have no id; 2025-11-25 makes it optional on error responses).
+ */
+export function rpcErrorBody(error: JsonRpcErrorObject, id?: RequestId | null): string {
+  const idPart = id === undefined || id === null ? '' : `"id":${JSON.stringify(id)},`;
+  return `{"jsonrpc":"2.0",${idPart}"error":${JSON.stringify(error)}}`;
+}
+
+/**
+ * Answers with an HTTP status and a JSON-RPC error body: with no id, as the transport spec allows,
+ * or echoing `id` when the refusal concerns a request whose body was already parsed.
+ */
+export function sendHttpError(reply: FastifyReply, status: number, message: string, code = TRANSPORT_ERROR, id?: RequestId): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send(rpcErrorBody({ code, message }, id));
+}
+
+/** 405, with the `Allow` header listing the methods the endpoint does accept (in its mode). */
+export function sendMethodNotAllowed(reply: FastifyReply, allow: readonly string[], message: string): FastifyReply {
+  return sendHttpError(reply.header('allow', allow.join(', ')), 405, message);
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EventStore, JsonRpcMessage, McpEngine, MessageChannel, Session } from '@mcpx/core';
+import { systemClock, type Clock, type EventStore, type JsonRpcMessage, type McpEngine, type MessageChannel, type Session } from '@mcpx/core';
 import { SseStream } from './sse-stream';
 
 /** The id of each session's standalone (GET) stream. Request streams are numbered from 1. */
@@ -18,7 +18,7 @@ export function newSessionId(): string {
  */
 export class HttpSession {
   readonly session: Session;
-  lastActivity = Date.now();
+  lastActivity: number;
   /** The principal the session was created by (auth on): requests of anyone else get 404. */
   owner?: string;
   private readonly live = new Map<string, SseStream>();
@@ -40,7 +40,9 @@ export class HttpSession {
     private readonly retentionMs = 30_000,
     /** Told when this session first has delivered streams to forget later (see forgetDelivered). */
     private readonly onDelivered?: (session: HttpSession) => void,
+    private readonly clock: Clock = systemClock,
   ) {
+    this.lastActivity = clock.now();
     const self = this;
     this.outlet = {
       get open() {
@@ -62,7 +64,7 @@ export class HttpSession {
   }
 
   touch(): void {
-    this.lastActivity = Date.now();
+    this.lastActivity = this.clock.now();
   }
 
   /** A new stream for one POSTed request. */
@@ -79,12 +81,12 @@ export class HttpSession {
     // session, swept by the manager: no timer per request, and nothing outlives the session.
     if (!deliveredInFull || !this.store?.dropStream || this.session.state === 'closed') return;
     if (this.retentionMs <= 0) return this.dropStream(stream.id);
-    this.delivered.push({ id: stream.id, at: Date.now() + this.retentionMs });
+    this.delivered.push({ id: stream.id, at: this.clock.now() + this.retentionMs });
     if (this.delivered.length === 1) this.onDelivered?.(this);
   };
 
   /** Lets the store forget the delivered streams whose grace period is over; true while some remain. */
-  forgetDelivered(now = Date.now()): boolean {
+  forgetDelivered(now = this.clock.now()): boolean {
     let n = 0;
     while (n < this.delivered.length && this.delivered[n]!.at <= now) this.dropStream(this.delivered[n++]!.id);
     if (n > 0) this.delivered.splice(0, n);

@@ -1,5 +1,5 @@
 import type { AuthOptions } from './auth/options';
-import type { EngineOptions, EventStore } from '@mcpx/core';
+import type { Clock, EngineOptions, EventStore } from '@mcpx/core';
 
 /** How the Streamable HTTP endpoint behaves. Every field has a safe default. */
 export interface McpHttpOptions extends EngineOptions {
@@ -32,6 +32,11 @@ export interface McpHttpOptions extends EngineOptions {
    * (default 30 s); interrupted streams stay until the store evicts them or the session ends.
    */
   streamRetentionMs?: number;
+  /**
+   * Where session idle expiry and stream retention read the time and run their sweeps (default: the
+   * system clock). Tests pass a ManualClock from @mcpx/core to expire sessions when they choose.
+   */
+  clock?: Clock;
   /** The `retry` hint sent to clients, in ms (default 1000). */
   retryMs?: number;
   /** Close every SSE connection after this long and let the client resume (polling); 0 = never (default). */

@@ -1,10 +1,11 @@
+import { METHODS } from 'node:http';
 import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { InMemoryEventStore, createEngine, shortId, type McpEngine, type Servable } from '@mcpx/core';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
-import { sendHttpError } from './http-errors';
+import { sendHttpError, sendMethodNotAllowed } from './http-errors';
 import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
-import { handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
+import { allowedMethods, handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
 import { SessionManager } from './session-manager';
 import { Heartbeats } from './sse';
 import { authenticate } from './auth/guard';
@@ -44,7 +45,7 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const engine = createEngine(server, { logger: app.log as unknown as Logger, ...options });
   const store = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
   const onError = (err: unknown) => engine.logger.error({ err }, 'mcp endpoint error');
-  const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs);
+  const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs, options.clock);
   const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts);
   const heartbeats = options.sseHeartbeatMs > 0 ? new Heartbeats(options.sseHeartbeatMs) : undefined;
   const ctx: EndpointContext = { engine, sessions, options, store, heartbeats };
@@ -120,11 +121,52 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   // `config.mcp` marks the endpoint's own routes (the auth hook checks only those, wherever the plugin is mounted).
   const config = { mcp: true };
   app.post(options.path, { config }, (request, reply) => handlePost(ctx, request, reply));
-  app.get(options.path, { config }, (request, reply) => handleGet(ctx, request, reply));
+  // No automatic HEAD route: it would run the GET handler (and open a stream no one reads).
+  app.get(options.path, { config, exposeHeadRoute: false }, (request, reply) => handleGet(ctx, request, reply));
   app.delete(options.path, { config }, (request, reply) => handleDelete(ctx, request, reply));
+  // Every other method on the endpoint's path: 405 with Allow. (A CORS option would take OPTIONS off this list.)
+  refuseOtherMethods(app, options.path, allowedMethods(options), routableMethods(app).filter((m) => !ENDPOINT_METHODS.has(m)));
 
   if (options.healthRoutes) registerHealthRoutes(app, handle);
 };
+
+/** The methods the endpoint has routes for (GET and DELETE answer 405 themselves when the mode has no use for them). */
+const ENDPOINT_METHODS = new Set(['POST', 'GET', 'DELETE']);
+
+/**
+ * Every method a request can arrive with: Node's parser accepts those of http.METHODS (anything
+ * else gets its 400), less CONNECT, which Node never hands to Fastify (it emits 'connect').
+ * Fastify routes a fixed set of them; the others (WebDAV's PROPFIND, MKCOL, ..., M-SEARCH, ...)
+ * are added as body-less methods, which Fastify already treats unknown methods as: only routing
+ * them is new, on this path alone (other paths keep their 404). Methods the app added itself are
+ * kept as they are.
+ */
+function routableMethods(app: FastifyInstance): string[] {
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
+  }
+  return app.supportedMethods.filter((m) => m !== 'CONNECT');
+}
+
+/**
+ * 405 for `methods` on `path`, answered in onRequest: after the Origin/Host checks (a cross-site
+ * caller gets 403, not the list of methods), before any body is read or parsed (no 413/415 first).
+ * No `config.mcp`: naming the allowed methods needs no credentials.
+ */
+function refuseOtherMethods(app: FastifyInstance, path: string, allow: readonly string[], methods: readonly string[]): void {
+  const onRequest = (request: FastifyRequest, reply: FastifyReply) => {
+    sendMethodNotAllowed(reply, allow, `Method Not Allowed: ${request.method} is not supported by this endpoint`);
+  };
+  for (const method of methods) {
+    try {
+      app.route({ method, url: path, onRequest, handler: () => undefined });
+    } catch (err) {
+      // A method Node parses that this Fastify's router does not know yet, or a route the app
+      // itself declared for this method and path: either keeps what the app would answer.
+      app.log.debug({ err, method }, 'mcp endpoint: no 405 route for this method');
+    }
+  }
+}
 
 /** One line per HTTP request: what was asked, of which session, and how it ended. */
 export function logRequest(request: FastifyRequest, status: number, durationMs: number): void {

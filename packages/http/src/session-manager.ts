@@ -1,4 +1,4 @@
-import type { EventStore, McpEngine } from '@mcpx/core';
+import { systemClock, type Clock, type EventStore, type McpEngine } from '@mcpx/core';
 import { HttpSession, newSessionId } from './http-session';
 
 /** The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. */
@@ -6,8 +6,8 @@ export class SessionManager {
   private readonly sessions = new Map<string, HttpSession>();
   /** Sessions with delivered streams still in their grace period. */
   private readonly retiring = new Set<HttpSession>();
-  private sweeper?: NodeJS.Timeout;
-  private retirer?: NodeJS.Timeout;
+  private readonly stopSweeper: () => void;
+  private stopRetirer?: () => void;
   draining = false;
 
   constructor(
@@ -17,14 +17,14 @@ export class SessionManager {
     private readonly idleTimeoutMs: number,
     private readonly onError: (err: unknown) => void,
     private readonly streamRetentionMs = 30_000,
+    /** Where idle expiry and stream retention read the time and run their sweeps (tests pass a ManualClock). */
+    private readonly clock: Clock = systemClock,
   ) {
     // Sweep a few times per timeout period so a session lives at most ~1.25× its idle limit.
-    this.sweeper = setInterval(() => this.expireIdle(), Math.max(50, Math.min(idleTimeoutMs / 4, 60_000)));
-    this.sweeper.unref();
+    this.stopSweeper = clock.every(Math.max(50, Math.min(idleTimeoutMs / 4, 60_000)), () => this.expireIdle());
     if (streamRetentionMs > 0) {
       // A delivered stream is forgotten between 1× and 1.25× its retention.
-      this.retirer = setInterval(() => this.forgetDelivered(), Math.max(20, Math.min(streamRetentionMs / 4, 10_000)));
-      this.retirer.unref();
+      this.stopRetirer = clock.every(Math.max(20, Math.min(streamRetentionMs / 4, 10_000)), () => this.forgetDelivered());
     }
   }
 
@@ -37,7 +37,7 @@ export class SessionManager {
   }
 
   create(): HttpSession {
-    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered);
+    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock);
     this.sessions.set(session.id, session);
     return session;
   }
@@ -59,11 +59,11 @@ export class SessionManager {
     this.retiring.add(session);
   };
 
-  forgetDelivered(now = Date.now()): void {
+  forgetDelivered(now = this.clock.now()): void {
     for (const session of this.retiring) if (!session.forgetDelivered(now)) this.retiring.delete(session);
   }
 
-  expireIdle(now = Date.now()): number {
+  expireIdle(now = this.clock.now()): number {
     const cutoff = now - this.idleTimeoutMs;
     let expired = 0;
     for (const session of this.sessions.values()) {
@@ -87,8 +87,8 @@ export class SessionManager {
   }
 
   closeAll(): void {
-    clearInterval(this.sweeper);
-    clearInterval(this.retirer);
+    this.stopSweeper();
+    this.stopRetirer?.();
     for (const id of [...this.sessions.keys()]) this.close(id);
   }
 }

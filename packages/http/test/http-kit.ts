@@ -67,12 +67,16 @@ export function jsonOf(response: RawResponse): any {
   }
 }
 
-/** The JSON-RPC error object of an HTTP error answer (which must have no id or id null). */
-export function rpcErrorOf(response: RawResponse, id: string | number | null = null): { code: number; message: string } {
+/**
+ * The JSON-RPC error object of an HTTP error answer: with no id at all (never `"id": null`), or
+ * echoing `id` when the refused request's id is known.
+ */
+export function rpcErrorOf(response: RawResponse, id?: string | number): { code: number; message: string } {
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = jsonOf(response);
   expect(body.jsonrpc).toBe('2.0');
-  expect(body.id ?? null).toBe(id);
+  if (id === undefined) expect(body).not.toHaveProperty('id');
+  else expect(body.id).toBe(id);
   expect(body).not.toHaveProperty('result');
   return body.error;
 }
@@ -264,8 +268,8 @@ export class Gate {
   readonly promise = new Promise<void>((resolve) => (this.open = resolve));
 }
 
-/** Polls until `condition` holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000, everyMs = 5): Promise<void> {
+/** Polls until `condition` holds; fails with `what` after `timeoutMs` (a bound on waiting, not a speed). */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000, everyMs = 5): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);

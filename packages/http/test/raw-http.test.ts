@@ -26,6 +26,7 @@ import {
   streamOf,
   summarize,
   waitFor,
+  type RawResponse,
   type SseBlock,
 } from './http-kit';
 
@@ -60,7 +61,8 @@ describe('Streamable HTTP, raw: header and body checks', () => {
   let session: string;
 
   beforeAll(async () => {
-    server = await startServer(fresh());
+    // A server-set default level: these tests read log lines as stream events without calling logging/setLevel.
+    server = await startServer(fresh(), { clientLogLevel: 'info' });
     url = server.url;
     port = Number(new URL(url).port);
     session = await openSession(url);
@@ -159,21 +161,22 @@ describe('Streamable HTTP, raw: header and body checks', () => {
     it('answers a non-initialize POST without Mcp-Session-Id with 400', async () => {
       const res = await post(url, rpc(1, 'tools/list'));
       expect(res.status).toBe(400);
-      const error = rpcErrorOf(res);
+      const error = rpcErrorOf(res, 1); // the body was parsed: the request's id is echoed
       expect(error.code).toBe(TRANSPORT_ERROR);
       expect(error.message).toBe('Bad Request: Mcp-Session-Id header is required');
     });
 
     it('answers an unknown session with 404 on POST, GET and DELETE', async () => {
       const unknown = 'no-such-session-0123456789';
-      const responses = [
-        await post(url, rpc(1, 'tools/list'), unknown),
-        await request(url, { headers: getHeaders(unknown) }),
-        await deleteSession(url, unknown),
+      // POST echoes the id of the request it refused; GET and DELETE carry none.
+      const responses: [RawResponse, number | undefined][] = [
+        [await post(url, rpc(1, 'tools/list'), unknown), 1],
+        [await request(url, { headers: getHeaders(unknown) }), undefined],
+        [await deleteSession(url, unknown), undefined],
       ];
-      for (const res of responses) {
+      for (const [res, id] of responses) {
         expect(res.status).toBe(404);
-        const error = rpcErrorOf(res);
+        const error = rpcErrorOf(res, id);
         expect(error.code).toBe(TRANSPORT_ERROR);
         expect(error.message).toMatch(/^Session not found: it expired or was (already )?deleted/);
       }
@@ -182,7 +185,7 @@ describe('Streamable HTTP, raw: header and body checks', () => {
     it('refuses initialize sent inside an existing session with 400', async () => {
       const res = await post(url, initializeBody(), session);
       expect(res.status).toBe(400);
-      expect(rpcErrorOf(res).message).toBe('Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
+      expect(rpcErrorOf(res, 0).message).toBe('Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
     });
 
     it('answers initialize as JSON with a session id of visible ASCII, new each time', async () => {
@@ -453,7 +456,7 @@ describe('Streamable HTTP, raw: options', () => {
   });
 
   it('stateless: GET and DELETE answer 405; requests are served without a session, streamed without ids', async () => {
-    const { url } = await start({ stateless: true });
+    const { url } = await start({ stateless: true, clientLogLevel: 'info' });
     const get = await request(url, { headers: { accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('POST');
@@ -484,7 +487,7 @@ describe('Streamable HTTP, raw: options', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
     expect(refused.headers['mcp-session-id']).toBeUndefined();
-    const error = rpcErrorOf(refused);
+    const error = rpcErrorOf(refused, 0);
     expect(error.code).toBe(TRANSPORT_ERROR);
     expect(error.message).toBe('Service Unavailable: too many open sessions');
     expect(endpoint.sessions.size).toBe(2);
@@ -508,7 +511,7 @@ describe('Streamable HTTP, raw: options', () => {
     const init = await post(s.url, initializeBody());
     expect(init.status).toBe(503);
     expect(init.headers['retry-after']).toBe('5');
-    expect(rpcErrorOf(init)).toEqual({ code: TRANSPORT_ERROR, message: 'Service Unavailable: the server is shutting down' });
+    expect(rpcErrorOf(init, 0)).toEqual({ code: TRANSPORT_ERROR, message: 'Service Unavailable: the server is shutting down' });
     const ready = await request(`${base}/readyz`);
     expect(ready.status).toBe(503);
     expect(jsonOf(ready)).toEqual({ ready: false, reason: 'draining' });

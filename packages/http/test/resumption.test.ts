@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryEventStore, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import { InMemoryEventStore, ManualClock, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
 import pino from 'pino';
 import { listen } from '@mcpx/http';
 import type { HttpSession, McpHttpServer } from '@mcpx/http';
@@ -25,6 +25,9 @@ import {
   type SseBlock,
   type SseReader,
 } from './http-kit';
+
+/** A server-set default level: these tests read log lines as stream events without calling logging/setLevel. */
+const LOGS = { clientLogLevel: 'info' } as const;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -71,13 +74,14 @@ class Resumable extends McpServer {
     return closed ? 'closed' : 'kept';
   }
 
-  /** Progress every 40 ms, twelve times: outlives several capped connections. */
+  /** Progress every 40 ms, twelve times, then answers once the gate opens: outlives as many capped connections as the test likes. */
   @Tool()
   async ticker(_input: void, ctx: RequestContext) {
     for (let i = 1; i <= 12; i++) {
       ctx.progress(i, 12);
       await sleep(40);
     }
+    await this.gate.promise;
     return 'ticked';
   }
 }
@@ -101,7 +105,7 @@ describe('resumable SSE streams (raw HTTP)', () => {
 
   beforeAll(async () => {
     fixture = new Resumable();
-    server = await startServer(fixture);
+    server = await startServer(fixture, LOGS);
     url = server.url;
   });
   afterAll(() => server.close());
@@ -264,7 +268,7 @@ describe('resumable SSE streams (raw HTTP)', () => {
 describe('event ids in a long session', () => {
   it('stay unique when the standalone stream speaks again after 100+ request streams (store eviction)', async () => {
     const fixture = new Resumable();
-    const server = await startServer(fixture);
+    const server = await startServer(fixture, LOGS);
     try {
       const session = await openSession(server.url);
       const get = await getSse(server.url, session);
@@ -316,11 +320,16 @@ describe('without an event store', () => {
 });
 
 describe('sseMaxConnectionMs', () => {
+  let fixture: Resumable;
   let server: McpHttpServer;
   beforeAll(async () => {
-    server = await startServer(new Resumable(), { sseMaxConnectionMs: 150, retryMs: 20 });
+    fixture = new Resumable();
+    server = await startServer(fixture, { ...LOGS, sseMaxConnectionMs: 150, retryMs: 20 });
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    fixture.gate.open();
+    await server.close();
+  });
 
   it('(f) closes request connections by itself; a client that keeps resuming gets every event once, in order', async () => {
     const session = await openSession(server.url);
@@ -338,7 +347,9 @@ describe('sseMaxConnectionMs', () => {
       await sleep(20);
       reader = await getSse(server.url, session, lastId);
       connections++;
-      expect(connections).toBeLessThan(50);
+      // The tool answers only once the client has come back twice: at least three connections, however slow the machine.
+      if (connections === 3) fixture.gate.open();
+      expect(connections).toBeLessThan(500); // a loop guard, not a speed
     }
     expect(connections).toBeGreaterThanOrEqual(3);
     const [priming, ...rest] = events;
@@ -356,8 +367,9 @@ describe('sseMaxConnectionMs', () => {
       { retry: 20, comments: [] },
     ]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    const again = await getSse(server.url, session, '0_0');
+    // Sent while the client is away, so it is in the store whenever the resumed connection is capped.
     server.engine.broadcastLog('notice', 'hello again');
+    const again = await getSse(server.url, session, '0_0');
     expect(await again.nextEvent()).toMatchObject({ id: '0_1', message: { method: 'notifications/message', params: { data: 'hello again' } } });
     expect(await again.rest()).toEqual([{ retry: 20, comments: [] }]);
     await deleteSession(server.url, session);
@@ -367,7 +379,7 @@ describe('sseMaxConnectionMs', () => {
 describe('the official SDK client and a polling server', () => {
   it('reconnects by itself with Last-Event-ID after ctx.closeStream and gets the result', async () => {
     const fixture = new Resumable();
-    const server = await startServer(fixture);
+    const server = await startServer(fixture, LOGS);
     const resumptions: string[] = [];
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       fetch: async (input, init) => {
@@ -399,28 +411,41 @@ describe('the official SDK client and a polling server', () => {
 });
 
 describe('stored events of streams delivered in full', () => {
-  it('are forgotten after streamRetentionMs, while an interrupted stream stays resumable', async () => {
+  it('are forgotten after streamRetentionMs (by 1.25× of it), while an interrupted stream stays resumable', async () => {
+    const RETENTION = 1000;
     const store = new InMemoryEventStore();
     const fixture = new Resumable();
-    const s = await listen(fixture, { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), eventStore: store, streamRetentionMs: 50 });
+    // Time passes only when the test says: the retention sweep runs inside clock.advance().
+    const clock = new ManualClock();
+    const s = await listen(fixture, { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), eventStore: store, streamRetentionMs: RETENTION, clock });
     try {
       const session = await openSession(s.url);
-      const sessionId = session;
-      const before = store.streamCount(sessionId);
+      const http = s.endpoint.sessions.get(session)!;
+      const before = store.streamCount(session);
       fixture.gate.open();
       const full = await postSse(s.url, session, callTool(1, 'slow'));
-      expect(summarize(await full.rest())).toContain('result 1 slow done');
-      await waitFor(() => store.streamCount(sessionId) === before, 'the delivered stream to be forgotten');
+      const delivered = await full.rest();
+      expect(summarize(delivered)).toContain('result 1 slow done');
+      const fullStream = streamOf(delivered[0]!.id!);
+      // The server has seen the stream end (its retention starts then).
+      await waitFor(() => http.liveStream(fullStream) === undefined, 'the delivered stream to end on the server');
+      expect(store.streamCount(session)).toBe(before + 1);
+      // Kept for its retention; a sweep runs every quarter of it, so it is forgotten by 1.25×.
+      clock.advance(RETENTION - 1);
+      expect(store.streamCount(session)).toBe(before + 1);
+      clock.advance(RETENTION / 4);
+      expect(store.streamCount(session)).toBe(before);
 
       fixture.gate = new Gate();
       const cut = await postSse(s.url, session, callTool(2, 'slow'));
       const first = (await cut.nextEvent())!; // the priming event
       cut.abort();
-      const live = s.endpoint.sessions.get(session)!.liveStream(streamOf(first.id!))!;
+      const live = http.liveStream(streamOf(first.id!))!;
       await waitFor(() => !live.connected, 'the server to notice the dropped connection');
       fixture.gate.open();
-      await waitFor(() => s.endpoint.sessions.get(session)!.session.requestsInFlight === 0, 'the call to finish');
-      await new Promise((r) => setTimeout(r, 120));
+      await waitFor(() => http.session.requestsInFlight === 0 && http.liveStream(streamOf(first.id!)) === undefined, 'the call to finish');
+      // Never delivered in full: kept however long the client stays away.
+      clock.advance(RETENTION * 10);
       const resumed = await getSse(s.url, session, first.id);
       expect(summarize(await resumed.rest())).toContain('result 2 slow done');
     } finally {

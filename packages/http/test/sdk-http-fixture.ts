@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LoggingMessageNotificationSchema, McpError, type CallToolResult, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, McpError, type CallToolResult, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 
 /** A JSON-RPC message as seen on the wire, loosely typed for inspection. */
 export interface Wire {
@@ -142,7 +142,9 @@ export interface Peer {
 export async function connectPeer(url: string, sessionId?: string): Promise<Peer> {
   const wire: Exchange[] = [];
   const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: recordingFetch(wire), sessionId });
-  const client = new Client({ name: 'mcpx-sdk-http', version: '1.0.0' }, { capabilities: {} });
+  // A client that can show forms and confirms whatever it is asked (the example's delete asks first).
+  const client = new Client({ name: 'mcpx-sdk-http', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: true } }));
   const errors: Error[] = [];
   client.onerror = (error) => void errors.push(error);
   const logs: Peer['logs'] = [];
@@ -153,8 +155,8 @@ export async function connectPeer(url: string, sessionId?: string): Promise<Peer
   return { client, transport, wire, errors, logs };
 }
 
-/** Polls `predicate` every few ms; fails with `what` after `timeoutMs`. */
-export async function until(predicate: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+/** Polls `predicate` every few ms; fails with `what` after `timeoutMs` (a bound on waiting, not a speed). */
+export async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

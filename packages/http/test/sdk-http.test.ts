@@ -53,12 +53,40 @@ const SEEDED = [
 ];
 
 const noteUri = (id: string) => `notes://notes/${id}`;
+
+/** The example server, whose next export a test can hold after its first note until it opens the gate. */
+class HeldNotes extends NotesServer {
+  private hold?: { signal?: AbortSignal; opened: Promise<void> };
+
+  /** The next export waits before its second note until the returned function is called. */
+  holdExport(): () => void {
+    let open!: () => void;
+    this.hold = { opened: new Promise<void>((resolve) => (open = resolve)) };
+    return open;
+  }
+
+  protected override pause(ms: number, signal: AbortSignal): Promise<void> {
+    const hold = this.hold;
+    if (hold && hold.signal === undefined) hold.signal = signal; // the held export's first note
+    else if (hold && hold.signal === signal) {
+      this.hold = undefined;
+      return new Promise((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        void hold.opened.then(resolve);
+      });
+    }
+    return super.pause(ms, signal);
+  }
+}
+
 const POST_REQUESTS = (wire: Exchange[], method: string) => wire.filter((e) => e.method === 'POST' && e.request?.method === method);
 const exchangeOf = (wire: Exchange[], id: Wire['id']) => wire.find((e) => e.method === 'POST' && e.request?.id === id && e.request?.method !== undefined);
 const messagesOn = (wire: Exchange[], httpMethod: string) => wire.filter((e) => e.method === httpMethod).flatMap((e) => e.messages);
 
 describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
   let server: McpHttpServer;
+  let notesServer: HeldNotes;
   let dataDir: string;
   const peers: Peer[] = [];
 
@@ -87,7 +115,8 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
   beforeAll(async () => {
     // A data folder of its own: every mode starts from the three seeded notes.
     dataDir = mkdtempSync(join(tmpdir(), 'mcpx-notes-'));
-    server = await listen(new NotesServer(new NotesStore({ dir: dataDir, seed: SAMPLE_NOTES })), { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), pageSize: 2, ...mode.options });
+    notesServer = new HeldNotes(new NotesStore({ dir: dataDir, seed: SAMPLE_NOTES }));
+    server = await listen(notesServer, { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), pageSize: 2, ...mode.options });
   });
 
   afterEach(async () => {
@@ -329,6 +358,8 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
   it('reports progress of the slow export: on its own stream (SSE), on the GET stream (stateful JSON), or not at all (stateless JSON)', async () => {
     const peer = await connect();
     const { client, wire } = peer;
+    // The export's closing log line (notice) marks below where its progress would have been.
+    if (mode.stateful) await client.setLoggingLevel('notice');
     const notes = await indexOf(peer.client);
     const expected: Progress[] = notes.map((n, i) => ({ progress: i + 1, total: notes.length, message: `exported ${n.title}` }));
     const seen: Progress[] = [];
@@ -375,15 +406,17 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
     const plain = POST_REQUESTS(wire, 'tools/call').at(-1)!;
     expect(plain.request!.params!._meta).toBeUndefined();
     await until(() => plain.closed, 'the second export response to end');
-    // Its closing log line (notice) travels where progress would have, after it: once it is in, so would progress be.
+    // Stateful: its closing log line (notice) travels where progress would have, after it: once it is
+    // in, so would progress be. Stateless: the level set by no request survives it, so no log lines;
+    // over SSE anything the call sent came before its response on the stream that just ended.
     const finished = () => peer.logs.filter((l) => (l.data as { message?: string }).message === 'export finished').length;
-    if (mode.stateful || !mode.json) await until(() => finished() === 2, "both exports' closing log lines");
+    if (mode.stateful) await until(() => finished() === 2, "both exports' closing log lines");
     else expect(finished()).toBe(0);
     expect(plain.messages.filter((m) => m.method === 'notifications/progress')).toEqual([]);
     expect(onGet()).toHaveLength(getBefore);
   });
 
-  it('logs to the client at the level it asked for (stateful); stateless sessions forget the level', async () => {
+  it('logs to the client only once it asked for a level (stateful); stateless sessions forget the level', async () => {
     const peer = await connect();
     const { client, logs } = peer;
     // Stateful JSON: log lines ride the GET stream, so wait for the last expected one; it was sent
@@ -395,11 +428,15 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
       logs.length = 0;
     };
 
+    // No level asked for yet: no log notifications at all (the first line below proves it, in order).
     await client.callTool({ name: 'search', arguments: { query: 'x' } }); // logs at debug
-    const a = await createNote(peer, 'A'); // logs at info
+    const silent = await createNote(peer, 'silent'); // logs at info
 
     if (mode.stateful) {
+      await expect(client.setLoggingLevel('info')).resolves.toEqual({});
+      const a = await createNote(peer, 'A');
       await expectLogs([{ level: 'info', data: { message: 'note created', id: a } }]);
+      expect(silent).not.toBe(a);
       await expect(client.setLoggingLevel('debug')).resolves.toEqual({});
       await client.callTool({ name: 'search', arguments: { query: 'milk' } });
       await client.callTool({ name: 'append', arguments: { id: a, line: 'more' } });
@@ -417,31 +454,22 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
       await client.callTool({ name: 'export', arguments: { format: 'json', delayMs: 0 } });
       await client.callTool({ name: 'delete', arguments: { id: b } });
       await expectLogs([{ level: 'warning', data: { message: 'note deleted', id: b } }]);
-      // Each session has its own level: a second client still gets info lines.
-      // Levels are per session, and a request's lines go to its caller only.
+      // Levels are per session, and a request's lines go to its caller only: a second client gets
+      // nothing until it asks, then lines at its own level.
       const other = await connect();
-      const c = await createNote(other, 'C');
+      await createNote(other, 'C');
+      await expect(other.client.setLoggingLevel('info')).resolves.toEqual({});
+      const d = await createNote(other, 'D');
       await until(() => other.logs.length === 1, "the second client's info line");
-      expect(other.logs).toEqual([{ level: 'info', data: { message: 'note created', id: c } }]);
+      expect(other.logs).toEqual([{ level: 'info', data: { message: 'note created', id: d } }]);
       await client.ping();
       expect(logs).toEqual([]);
-    } else if (!mode.json) {
-      // Stateless SSE: each request's lines ride its own stream, at the default level (info).
-      await expectLogs([{ level: 'info', data: { message: 'note created', id: a } }]);
-      // setLevel is answered, but the session it set ends with that exchange: the next request
-      // runs in a fresh session at info again, in both directions.
-      await expect(client.setLoggingLevel('debug')).resolves.toEqual({});
-      await client.callTool({ name: 'search', arguments: { query: 'milk' } });
-      await client.callTool({ name: 'append', arguments: { id: a, line: 'more' } });
-      await expectLogs([{ level: 'info', data: { message: 'note appended', id: a } }]);
-      await expect(client.setLoggingLevel('warning')).resolves.toEqual({});
-      await client.callTool({ name: 'append', arguments: { id: a, line: 'again' } });
-      await expectLogs([{ level: 'info', data: { message: 'note appended', id: a } }]);
     } else {
-      // Stateless JSON: the response is the only thing a request gets back: no log lines, ever.
+      // Stateless: setLevel is answered, but the session it set ends with that exchange: the next
+      // request runs in a fresh session with no level again, so no log lines ever reach the client.
       await expect(client.setLoggingLevel('debug')).resolves.toEqual({});
       await client.callTool({ name: 'search', arguments: { query: 'milk' } });
-      await client.callTool({ name: 'delete', arguments: { id: a } });
+      await client.callTool({ name: 'append', arguments: { id: silent, line: 'more' } });
       await client.ping();
       expect(logs).toEqual([]);
       expect(peer.wire.flatMap((e) => e.messages).filter((m) => m.method === 'notifications/message')).toEqual([]);
@@ -457,8 +485,10 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
     const notes = await indexOf(peer.client);
     const controller = new AbortController();
     const progress: Progress[] = [];
+    // The export waits after its first note until the gate opens: it is still running when the cancellation comes.
+    const openGate = notesServer.holdExport();
     const call = client
-      .callTool({ name: 'export', arguments: { format: 'markdown', delayMs: 100 } }, undefined, {
+      .callTool({ name: 'export', arguments: { format: 'markdown', delayMs: 1 } }, undefined, {
         signal: controller.signal,
         onprogress: (p) => void progress.push(p),
       })
@@ -524,7 +554,9 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
     } else {
       // Stateless: the cancellation arrives in a session of its own, which has no such request:
       // the export runs to its end and its response reaches the SDK after the SDK gave up on it.
-      await until(() => inFlight() === 0, 'the export to finish', 5000);
+      expect(inFlight()).toBe(1);
+      openGate();
+      await until(() => inFlight() === 0, 'the export to finish');
       await until(() => peer.errors.some((e) => /unknown message ID/.test(String(e))), 'the late response');
       const exchange = exchangeOf(wire, request.id)!;
       await until(() => exchange.closed, 'the export exchange to end');
@@ -645,7 +677,9 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
       const res = await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': 'whatever' } });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
-      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+      const body = await res.json();
+      expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      expect(body).not.toHaveProperty('id');
       await expect(client.ping()).resolves.toEqual({});
       return;
     }

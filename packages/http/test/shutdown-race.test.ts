@@ -14,8 +14,8 @@ class Race {
 }
 
 // A client that lets go at the moment the server stops leaves a keep-alive socket that turns
-// idle after the drain began; close() must not wait out its keep-alive timeout. Racy by nature,
-// so it is tried several times.
+// idle after the drain began; close() must not wait out its keep-alive timeout (65 s by default,
+// so a close() still waiting after 10 s is one that would). Racy by nature, so it is tried several times.
 it('close() finishes promptly when a client disconnects as the server stops', async () => {
   for (let round = 0; round < 8; round++) {
     const server = await listen(new Race(), { port: 0, handleSignals: false, logger: pino({ level: 'silent' }) });
@@ -23,9 +23,7 @@ it('close() finishes promptly when a client disconnects as the server stops', as
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     await client.listTools();
     void client.close();
-    const started = Date.now();
-    const outcome = await Promise.race([server.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('hung'), 3000).unref())]);
+    const outcome = await Promise.race([server.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('hung'), 10_000).unref())]);
     expect({ round, outcome }).toEqual({ round, outcome: 'closed' });
-    expect(Date.now() - started).toBeLessThan(3000);
   }
-});
+}, 60_000);

@@ -1,6 +1,8 @@
 /**
  * Splits a byte stream into newline-terminated frames without ever holding more than
  * `maxBytes` of one frame: a longer line is reported once and skipped up to its newline.
+ * Lines are handed over as bytes (without the newline or a trailing CR; blank lines are dropped)
+ * so the message budget can be checked before any string is made of them.
  */
 export class LineReader {
   private parts: Buffer[] = [];
@@ -9,7 +11,7 @@ export class LineReader {
 
   constructor(
     private readonly maxBytes: number,
-    private readonly onLine: (line: string) => void,
+    private readonly onLine: (line: Buffer) => void,
     private readonly onOversize: (bytes: number) => void,
   ) {}
 
@@ -51,13 +53,19 @@ export class LineReader {
     if (this.skipping) {
       this.onOversize(this.size);
     } else {
-      const buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
-      let line = buf.toString('utf8');
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line.trim().length > 0) this.onLine(line);
+      let line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
+      if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, -1);
+      if (!isBlank(line)) this.onLine(line);
     }
     this.parts = [];
     this.size = 0;
     this.skipping = false;
   }
+}
+
+const CR = 0x0d;
+
+function isBlank(line: Buffer): boolean {
+  for (const byte of line) if (byte !== 0x20 && byte !== 0x09 && byte !== CR) return false;
+  return true;
 }

@@ -8,15 +8,23 @@ import type { Writable } from 'node:stream';
 export class LineWriter {
   private buffer = '';
   private scheduled = false;
+  /** Number of the write being gathered; the writes so far are numbered below it. */
+  private seq = 0;
 
-  constructor(private readonly output: Writable) {}
+  /** `writeChunk` does the actual write (serveStdio passes stdout's own write when it redirects process.stdout.write). */
+  constructor(
+    private readonly output: Writable,
+    private readonly writeChunk: (chunk: string) => void = (chunk) => void output.write(chunk),
+  ) {}
 
-  write(line: string): void {
+  /** Queues a line for this turn's write; returns the number of that write (they only increase). */
+  write(line: string): number {
     this.buffer += line + '\n';
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.flush);
     }
+    return this.seq;
   }
 
   /** Writes out whatever is gathered now (also called before the process exits). */
@@ -25,6 +33,7 @@ export class LineWriter {
     if (!this.buffer) return;
     const chunk = this.buffer;
     this.buffer = '';
-    if (!this.output.destroyed) this.output.write(chunk);
+    this.seq++;
+    if (!this.output.destroyed) this.writeChunk(chunk);
   };
 }

@@ -1,7 +1,20 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, createEngine, encodeMessage, errorResponse, parseMessage, type EngineOptions, type JsonRpcMessage, type MessageChannel, type Principal, type Servable } from '@mcpx/core';
+import {
+  ErrorCode,
+  createEngine,
+  encodeMessage,
+  errorResponse,
+  decodeMessage,
+  type EngineOptions,
+  type JsonRpcMessage,
+  type MessageChannel,
+  type ParsedMessage,
+  type Principal,
+  type Servable,
+} from '@mcpx/core';
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
+import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';
 
 export interface StdioOptions extends EngineOptions {
   /** Defaults to process.stdin. */
@@ -19,6 +32,21 @@ export interface StdioOptions extends EngineOptions {
    * configured principal makes the entries' scopes apply, and handlers see it as ctx.principal.
    */
   principal?: Principal;
+  /**
+   * Sends everything else written to process.stdout (console.log, console.info, console.debug,
+   * console.dir, console.table..., and process.stdout.write by your code or a library) to stderr
+   * while the session is open, so that it cannot corrupt the protocol stream; restored on close.
+   * Default: true when `output` is process.stdout.
+   */
+  redirectStdout?: boolean;
+  /**
+   * A response to a request that reported progress is written once the client has answered a
+   * `ping` written after that progress, so that it never reaches the client in the same read (the
+   * official SDK client drops a progress notification that arrives with its response; see
+   * ProgressBarrier). This is how long to wait at most for the answer, in ms (default 1000);
+   * 0 sends no ping and answers at once.
+   */
+  progressPingTimeoutMs?: number;
 }
 
 export interface StdioServer {
@@ -28,6 +56,38 @@ export interface StdioServer {
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Marks a process.stdout.write replaced by serveStdio, and keeps the one it replaced. */
+const REAL_WRITE = Symbol('mcpx.stdio.realStdoutWrite');
+type StdoutWrite = typeof process.stdout.write & { [REAL_WRITE]?: typeof process.stdout.write };
+
+/** Points process.stdout.write at stderr; returns stdout's own write and how to undo it. */
+function redirectStdout(): { realWrite: typeof process.stdout.write; restore: () => void } {
+  const stdout = process.stdout;
+  const hadOwn = Object.prototype.hasOwnProperty.call(stdout, 'write');
+  const previous = stdout.write as StdoutWrite;
+  const realWrite = previous[REAL_WRITE] ?? previous;
+  const toStderr = function (this: unknown, ...args: unknown[]) {
+    return Reflect.apply(process.stderr.write, process.stderr, args) as boolean;
+  } as StdoutWrite;
+  toStderr[REAL_WRITE] = realWrite;
+  stdout.write = toStderr;
+  return {
+    realWrite,
+    restore: () => {
+      if (stdout.write !== toStderr) return; // replaced again since: leave that alone
+      if (hadOwn) stdout.write = previous;
+      else delete (stdout as { write?: unknown }).write;
+    },
+  };
+}
+
+/** A request whose progress the client may be waiting for. */
+function hasProgressToken(parsed: ParsedMessage): boolean {
+  if (parsed.kind !== 'request') return false;
+  const meta = parsed.message.params?._meta;
+  return typeof meta === 'object' && meta !== null && (meta as { progressToken?: unknown }).progressToken !== undefined;
+}
 
 /**
  * Serves one session over newline-delimited JSON-RPC: messages in on `input`, out on `output`.
@@ -40,17 +100,43 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
   const exitProcess = options.exitProcess ?? input === process.stdin;
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
+  // Stray stdout output goes to stderr; the protocol keeps stdout's own write.
+  const redirect = (options.redirectStdout ?? output === process.stdout) ? redirectStdout() : undefined;
+  const realWrite = redirect && output === process.stdout ? redirect.realWrite : undefined;
   let open = true;
-  const writer = new LineWriter(output);
+  const writer = new LineWriter(output, realWrite ? (chunk) => void realWrite.call(output, chunk) : undefined);
+  const encode = (message: JsonRpcMessage) => encodeMessage(message, (err) => session.logger.error({ err }, 'message could not be serialised'));
   const channel: MessageChannel = {
     get open() {
       return open;
     },
     send(message: JsonRpcMessage) {
       if (!open) return;
-      const text = encodeMessage(message, (err) => session.logger.error({ err }, 'message could not be serialised'));
+      const text = encode(message);
       if (text !== undefined) writer.write(text);
     },
+  };
+  const barrier = new ProgressBarrier(writer, options.progressPingTimeoutMs ?? PROGRESS_PING_TIMEOUT_MS, (timeoutMs) =>
+    session.logger.warn({ timeoutMs }, 'the client did not answer ping; answering without waiting until it does'),
+  );
+  /** The channel of a request that carries a progress token: its response waits behind its progress (ProgressBarrier). */
+  const progressChannel = (): MessageChannel => {
+    let lastProgress: number | undefined;
+    return {
+      get open() {
+        return open;
+      },
+      send(message: JsonRpcMessage) {
+        if (!open) return;
+        const text = encode(message);
+        if (text === undefined) return;
+        if ('method' in message) {
+          const seq = writer.write(text);
+          if (message.method === 'notifications/progress') lastProgress = seq;
+        } else if (lastProgress !== undefined) barrier.respond(text, lastProgress);
+        else writer.write(text);
+      },
+    };
   };
   const session = engine.createSession(channel, 'stdio', { principal: options.principal });
   // Messages being handled, and who waits for them all to finish (close).
@@ -67,12 +153,14 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
   const reader = new LineReader(
     maxBytes,
     (line) => {
+      const parsed = decodeMessage(line, engine.messageLimits);
+      if (parsed.kind === 'response' && barrier.answer(parsed.message.id)) return;
       inFlight++;
-      session.receive(parseMessage(line), channel).then(settled, failed);
+      session.receive(parsed, hasProgressToken(parsed) ? progressChannel() : channel).then(settled, failed);
     },
     (bytes) => {
       session.logger.warn({ bytes, limit: maxBytes }, 'message over the size limit; skipped');
-      channel.send(errorResponse(null, ErrorCode.InvalidRequest, `Message too large: ${bytes} bytes exceeds the limit of ${maxBytes} bytes`));
+      channel.send(errorResponse(undefined, ErrorCode.InvalidRequest, `Message too large: ${bytes} bytes exceeds the limit of ${maxBytes} bytes`));
     },
   );
 
@@ -111,6 +199,8 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       reader.end();
       input.off('data', onData);
       input.off('end', onEnd);
+      // No ping can be answered any more: responses held for one go now, later ones at once.
+      barrier.close();
       // Requests already read get a little time to answer; then the session is closed and they are aborted.
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
@@ -126,6 +216,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await new Promise<void>((resolve) => (output.writableNeedDrain && !output.destroyed ? output.once('drain', resolve) : resolve()));
+      redirect?.restore();
       engine.logger.flush?.();
       resolveClosed();
       if (exitProcess) process.exit(0);

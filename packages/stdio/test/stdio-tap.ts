@@ -37,7 +37,9 @@ export class StdioTap implements Transport {
    * That works around an SDK client race (modelcontextprotocol/typescript-sdk#2580): the SDK
    * dispatches notifications a microtask late but responses at once, so a progress notification
    * that arrives in the same stdout chunk as its response finds its handler already gone. The wire
-   * log shows the server's real order either way.
+   * log shows the server's real order either way. mcpx's stdio transport no longer needs it (it
+   * writes such a response only once the client has answered a ping sent after the progress:
+   * packages/stdio/src/progress-barrier.ts), and the stdio tests here run without it.
    */
   constructor(
     readonly inner: StdioClientTransport,

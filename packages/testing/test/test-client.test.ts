@@ -163,6 +163,7 @@ describe('listAll', () => {
 describe('notifications', () => {
   it('records every notification in order', async () => {
     const client = await connect(new Fixture(), quiet);
+    await client.setLogLevel('info');
     await client.subscribe('mem://a');
     await client.callTool('notifyAll');
     await settle();
@@ -189,6 +190,7 @@ describe('notifications', () => {
 
   it('nextNotification also returns one received earlier and not yet awaited, once', async () => {
     const client = await connect(new Fixture(), quiet);
+    await client.setLogLevel('info');
     await client.callTool('notifyAll');
     await settle();
     // tools/list_changed arrived during the call: it is still there to be awaited

@@ -27,6 +27,26 @@ export class ClientCapabilityError extends Error {
 }
 
 /**
+ * Thrown when this server cannot ask the client anything: it runs stateless (stateless HTTP), so
+ * no stream outlives the request and the client's answer would have nowhere to come back to.
+ * Unlike ClientCapabilityError, the client may well support the request; the server's mode does not.
+ */
+export class ClientUnreachableError extends Error {
+  constructor(readonly method: string) {
+    super(
+      `This server runs stateless, so it cannot send ${method} to the client: the answer would have no session to come back to. ` +
+        'Serve with sessions (stateless: false) to ask the client.',
+    );
+    this.name = 'ClientUnreachableError';
+  }
+}
+
+/** Checked before the client's capabilities: a stateless server knows none, and could not ask anyway. */
+function requireReachable(ctx: RequestContext, method: string): void {
+  if (ctx.session.stateless) throw new ClientUnreachableError(method);
+}
+
+/**
  * Thrown when the client answers a request with an error, or does not answer in time. It is a
  * failure of the tool, not of the tools/call request: a tool that does not catch it reports it to
  * the model as a tool error (isError), with the code and message. `code` and `data` are the client's.
@@ -65,6 +85,7 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
 }
 
 export async function sample(ctx: RequestContext, params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
+  requireReachable(ctx, 'sampling/createMessage');
   const sampling = ctx.clientCapabilities.sampling;
   if (!sampling) throw new ClientCapabilityError('The client does not support sampling (no "sampling" capability was declared)');
   if ((params.tools?.length || params.toolChoice) && !sampling.tools) {
@@ -91,6 +112,7 @@ export async function elicit<T extends object>(
   schema: (new () => T) | JsonSchema,
   options: ClientRequestOptions = {},
 ): Promise<ElicitResult<T>> {
+  requireReachable(ctx, 'elicitation/create');
   if (!supportsForm(ctx)) throw new ClientCapabilityError('The client does not support form elicitation (no "elicitation" capability was declared)');
   const cls = typeof schema === 'function' ? (schema as new () => T) : undefined;
   let requestedSchema: JsonSchema;
@@ -123,6 +145,7 @@ export async function elicitUrl(
   request: { message: string; url: string; elicitationId?: string },
   options: ClientRequestOptions = {},
 ): Promise<ElicitResult<never> & { elicitationId: string }> {
+  requireReachable(ctx, 'elicitation/create');
   if (!ctx.clientCapabilities.elicitation?.url) {
     throw new ClientCapabilityError('The client does not support URL elicitation (no "elicitation.url" capability was declared)');
   }
@@ -132,6 +155,7 @@ export async function elicitUrl(
 }
 
 export async function listRoots(ctx: RequestContext, options: ClientRequestOptions = {}): Promise<Root[]> {
+  requireReachable(ctx, 'roots/list');
   if (!ctx.clientCapabilities.roots) throw new ClientCapabilityError('The client does not expose roots (no "roots" capability was declared)');
   const result = await send(ctx, 'roots/list', {}, options);
   return Array.isArray(result.roots) ? (result.roots as Root[]) : [];

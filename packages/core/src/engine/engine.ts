@@ -13,6 +13,15 @@ import { Session } from './session';
 import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
 import { TaskManager, type TaskOptions } from '../tasks/task-manager';
 import { writeToPino } from './mcp-logger';
+import { LOGGING_LEVELS, isLoggingLevel } from './log-levels';
+import { resolveArgumentLimits, type ArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
+import { resolveMessageLimits, type MessageLimits, type ResolvedMessageLimits } from '../protocol/message-limits';
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
 
 export type MethodHandler = (params: Record<string, unknown>, ctx: RequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 export type NotificationHandler = (params: Record<string, unknown>, session: Session) => void;
@@ -24,8 +33,19 @@ export interface EngineOptions {
   logLevel?: LevelWithSilent;
   /** Entries per page of every list method. */
   pageSize?: number;
-  /** The level a session logs to its client at until it calls logging/setLevel. */
+  /**
+   * The level a session logs to its client at until it calls logging/setLevel. Default: none, so
+   * a client that never asked for log notifications gets none.
+   */
   clientLogLevel?: LoggingLevel;
+  /** What one call's arguments may carry, for every tool (each tool may set its own: `@Tool({ limits })`). */
+  argumentLimits?: ArgumentLimits;
+  /** The shape budget of every message that reaches the server, over any transport (docs/transports.md). */
+  messageLimits?: MessageLimits;
+  /** Requests one session may have in flight at once (default 100); more are refused with -32004. */
+  maxRequestsInFlight?: number;
+  /** Tasks one principal (or, without auth, one session) may have running at once (default 100); more are refused with -32004. */
+  maxTasksPerPrincipal?: number;
   /** How long a request to the client (sampling, elicitation, roots) may wait for its answer (default 5 min). */
   clientRequestTimeoutMs?: number;
   /** Where tasks live (default: in memory). */
@@ -54,7 +74,11 @@ const LIST_CHANGED: Record<ListKind, { method: string; capability: 'tools' | 're
  */
 export class McpEngine {
   readonly logger: Logger;
-  readonly options: Required<Pick<EngineOptions, 'pageSize' | 'clientLogLevel' | 'clientRequestTimeoutMs'>> & EngineOptions;
+  readonly options: Required<Pick<EngineOptions, 'pageSize' | 'clientRequestTimeoutMs' | 'maxRequestsInFlight'>> & EngineOptions;
+  /** Server-wide argument limits, resolved. */
+  readonly argumentLimits: ResolvedArgumentLimits;
+  /** The message budget, resolved; transports check it before parsing. */
+  readonly messageLimits: ResolvedMessageLimits;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
   readonly methods: ReadonlyMap<string, MethodHandler> = methodTable;
@@ -73,14 +97,24 @@ export class McpEngine {
   ) {
     const pageSize = options.pageSize ?? 50;
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
-    this.options = { ...options, pageSize, clientLogLevel: options.clientLogLevel ?? 'info', clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 300_000 };
+    this.options = {
+      ...options,
+      pageSize,
+      clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 300_000,
+      maxRequestsInFlight: positiveInteger(options.maxRequestsInFlight, 100, 'maxRequestsInFlight'),
+    };
+    if (options.clientLogLevel !== undefined && !isLoggingLevel(options.clientLogLevel)) {
+      throw new RangeError(`clientLogLevel must be one of ${LOGGING_LEVELS.join(', ')}, got ${JSON.stringify(options.clientLogLevel)}`);
+    }
+    this.argumentLimits = resolveArgumentLimits(options.argumentLimits);
+    this.messageLimits = resolveMessageLimits(options.messageLimits);
     this.logger =
       options.logger ??
       pino({ name: info.name, level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
     const { instructions, ...identity } = info;
     this.serverInfo = compact({ ...identity });
     this.instructions = instructions;
-    this.tasks = new TaskManager(options.taskStore ?? new InMemoryTaskStore(), options.tasks);
+    this.tasks = new TaskManager(options.taskStore ?? new InMemoryTaskStore(), options.tasks, positiveInteger(options.maxTasksPerPrincipal, 100, 'maxTasksPerPrincipal'));
     registry.onChange((kind) => this.listChanged(kind));
     this.notificationHandlers.set('notifications/roots/list_changed', (_params, session) => {
       for (const listener of this.rootsListeners) {
@@ -96,8 +130,10 @@ export class McpEngine {
    * `unsolicited: false` when nothing can reach the client outside its own requests.
    */
   /** `principal`: who the session acts for (bound for its life; a request may bring a newer token of the same principal). */
-  createSession(outlet: MessageChannel, id: string = randomUUID(), options: { unsolicited?: boolean; principal?: Principal } = {}): Session {
-    const session = new Session(this, id, outlet, options.unsolicited ?? true);
+  /** `stateless`: the session serves one request (stateless HTTP): nothing unsolicited, and no requests to the client. */
+  createSession(outlet: MessageChannel, id: string = randomUUID(), options: { unsolicited?: boolean; stateless?: boolean; principal?: Principal } = {}): Session {
+    const stateless = options.stateless ?? false;
+    const session = new Session(this, id, outlet, !stateless && (options.unsolicited ?? true), stateless);
     session.principal = options.principal;
     this.sessions.set(id, session);
     return session;

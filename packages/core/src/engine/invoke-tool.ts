@@ -6,13 +6,18 @@ import { formatIssues } from '../schema/class-validation';
 import { text } from '../content/helpers';
 import { toCallToolResult } from '../content/normalize';
 import type { RequestContext } from './context';
+import { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
 
 /**
  * Where a tool is invoked: validate the arguments (a failure is a tool execution error the model
  * can act on, SEP-1303), call the user's method, and shape what it returns into a CallToolResult.
  */
 export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
-  const checked = await entry.validateInput(args);
+  // The bounds first: nothing below may walk more of the arguments than they allow.
+  const limits = limitsOf(entry, ctx.session.engine.argumentLimits);
+  const excess = checkArgumentLimits(args, limits);
+  if (excess) return { content: [text(formatIssues([excess]))], isError: true };
+  const checked = await entry.validateInput(args, limits.unknownProperties);
   if (!checked.ok) return { content: [text(formatIssues(checked.issues))], isError: true };
 
   let value: unknown;
@@ -27,6 +32,17 @@ export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>
     return { content: [text(message || 'The tool failed')], isError: true };
   }
   return entry.validateOutput ? structuredResult(entry, value, ctx) : toCallToolResult(value);
+}
+
+/** A tool's own limits over the server's, merged once per tool and server. */
+const merged = new WeakMap<ToolEntry, { base: ResolvedArgumentLimits; limits: ResolvedArgumentLimits }>();
+function limitsOf(entry: ToolEntry, base: ResolvedArgumentLimits): ResolvedArgumentLimits {
+  if (!entry.limits) return base;
+  const known = merged.get(entry);
+  if (known && known.base === base) return known.limits;
+  const limits = resolveArgumentLimits(entry.limits, base);
+  merged.set(entry, { base, limits });
+  return limits;
 }
 
 /** A tool with an output schema returns structuredContent, checked against it, plus a text copy. */

@@ -6,7 +6,8 @@ export const LOGGING_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice
 const RANK: Record<LoggingLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
 
 export function isLoggingLevel(value: unknown): value is LoggingLevel {
-  return typeof value === 'string' && value in RANK;
+  // Own properties only: "__proto__" or "toString" are not levels.
+  return typeof value === 'string' && Object.hasOwn(RANK, value);
 }
 
 /** Whether a message at `level` passes a session whose threshold is `threshold`. */

@@ -5,7 +5,8 @@ import { PINO_METHOD, passes } from './log-levels';
 
 /** What decides whether a line reaches the client: the session's level, set by logging/setLevel. */
 export interface LogTarget {
-  readonly logLevel: LoggingLevel;
+  /** Undefined until the client asks for log notifications: nothing is sent. */
+  readonly logLevel: LoggingLevel | undefined;
   readonly initialized: boolean;
 }
 
@@ -35,7 +36,8 @@ export class McpLogger {
 
   /** Sends the line to the client only (when the session's level lets it through). */
   forward(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
-    if (!this.target.initialized || !passes(level, this.target.logLevel) || this.channel.open === false) return;
+    const threshold = this.target.logLevel;
+    if (threshold === undefined || !this.target.initialized || !passes(level, threshold) || this.channel.open === false) return;
     const params: Record<string, unknown> = { level, data: data === undefined ? message : { message, ...data } };
     if (this.name !== undefined) params.logger = this.name;
     if (this.meta !== undefined) params._meta = this.meta;

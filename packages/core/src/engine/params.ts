@@ -45,12 +45,18 @@ export function requireScopes(ctx: RequestContext, entry: ScopedEntry, what: str
 }
 
 /** One page of a list method: `{ [key]: definitions, nextCursor? }`; with a principal, only what it may use (unless configured otherwise). */
-export function listPage(list: EntryList<{ definition: object } & ScopedEntry>, params: Record<string, unknown>, ctx: RequestContext, key: string): Record<string, unknown> {
+export function listPage<E extends { definition: object } & ScopedEntry>(
+  list: EntryList<E>,
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+  key: string,
+  view: (entry: E) => object = (e) => e.definition,
+): Record<string, unknown> {
   const { principal } = ctx;
   const visible =
     principal && ctx.session.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
   const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.session.engine.options.pageSize, visible);
-  const result: Record<string, unknown> = { [key]: page.items.map((e) => e.definition) };
+  const result: Record<string, unknown> = { [key]: page.items.map(view) };
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return result;
 }

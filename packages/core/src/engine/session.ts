@@ -31,7 +31,8 @@ export class Session {
   clientCapabilities: ClientCapabilities = {};
   /** Fixed at initialize: what this session was told the server can do. */
   serverCapabilities: ServerCapabilities = {};
-  logLevel: LoggingLevel;
+  /** The client's log threshold: undefined until it calls logging/setLevel (unless the server sets a default). */
+  logLevel: LoggingLevel | undefined;
   readonly subscriptions = new Set<string>();
   /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
   principal?: Principal;
@@ -49,6 +50,8 @@ export class Session {
     readonly outlet: MessageChannel,
     /** Whether anything can reach the client outside its own requests (false for stateless HTTP). */
     readonly unsolicited = true,
+    /** The session lives for one request (stateless HTTP): the server cannot ask the client anything. */
+    readonly stateless = false,
   ) {
     this.logLevel = engine.options.clientLogLevel;
     this.logger = engine.logger.child({ session: shortId(id) });
@@ -109,6 +112,8 @@ export class Session {
     if (this.inFlight.has(id)) {
       return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`);
     }
+    const cap = this.engine.options.maxRequestsInFlight;
+    if (this.inFlight.size >= cap) return errorResponse(id, ErrorCode.LimitExceeded, ...tooManyInFlight(cap));
     const abort = new LazyAbort();
     this.inFlight.set(id, abort);
     const meta = params._meta as Record<string, unknown> | undefined;
@@ -150,7 +155,7 @@ export class Session {
 
   /** A client's answer to a request this server sent: settles the waiting call. */
   handleResponse(response: JsonRpcResponse): void {
-    const waiting = response.id === null ? undefined : this.awaiting.get(response.id);
+    const waiting = response.id === undefined ? undefined : this.awaiting.get(response.id);
     if (!waiting) {
       this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
       return;
@@ -237,6 +242,14 @@ export class Session {
     this.logger.error({ err, requestId: id, method }, 'request failed');
     return errorResponse(id, ErrorCode.InternalError, `Internal error while handling ${method}`);
   }
+}
+
+/** The message and data of the -32004 answer to a request over the session's in-flight cap. */
+export function tooManyInFlight(cap: number): [string, { limit: string; max: number }] {
+  return [
+    `Too many requests in flight: this session already has ${cap} requests running (maxRequestsInFlight); wait for some to finish`,
+    { limit: 'maxRequestsInFlight', max: cap },
+  ];
 }
 
 /** The reason a handler's signal carries when the client cancels its request. */

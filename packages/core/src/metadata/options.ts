@@ -1,5 +1,6 @@
 import type { Icon, Implementation, Meta, PromptArgument, Resource, ResourceTemplate, TaskSupport, ToolAnnotations } from '../protocol/types';
 import type { JsonSchema } from '../schema/json-schema';
+import type { ArgumentLimits } from '../schema/argument-limits';
 
 /** What `@Server` accepts: the server's identity and its instructions to the model. */
 export interface ServerOptions extends Implementation {
@@ -34,6 +35,8 @@ export interface ToolOptions {
   taskSupport?: TaskSupport;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
   scopes?: string[];
+  /** What this tool's arguments may carry, over the server's `argumentLimits` (docs/tools.md). */
+  limits?: ArgumentLimits;
 }
 
 /** A resource's listed fields; `name` defaults to the method name. */

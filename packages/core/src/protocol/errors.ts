@@ -9,6 +9,8 @@ export const ErrorCode = {
   RequestTimeout: -32001,
   /** resources/read for a URI the server does not know. */
   ResourceNotFound: -32002,
+  /** A cap the server sets was reached: requests in flight per session, tasks per principal (`data.limit` names it). */
+  LimitExceeded: -32004,
   /** A tool needs the user to visit a URL first (URL-mode elicitation). */
   UrlElicitationRequired: -32042,
 } as const;
@@ -42,6 +44,11 @@ export class McpError extends Error {
 
   static invalidRequest(message: string): McpError {
     return new McpError(ErrorCode.InvalidRequest, message);
+  }
+
+  /** A cap was reached; `limit` names the option that sets it, `max` its value. */
+  static limitExceeded(message: string, limit: string, max: number): McpError {
+    return new McpError(ErrorCode.LimitExceeded, message, { limit, max });
   }
 }
 

@@ -10,6 +10,7 @@ import { validateInput, validateOutput } from '../schema/class-validation';
 import { getFieldOptions } from '../schema/field';
 import { UriTemplate, UriTemplateError } from '../uri-template';
 import { getMetadataStorage } from 'class-validator';
+import { DEFAULT_ARGUMENT_LIMITS, resolveArgumentLimits, type ArgumentLimits } from '../schema/argument-limits';
 
 /** Thrown when a definition cannot be served; the message names where it was declared. */
 export class DefinitionError extends Error {
@@ -19,7 +20,8 @@ export class DefinitionError extends Error {
   }
 }
 
-export type Validator = (value: unknown) => Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }>;
+/** Checks a value; `unknownProperties` says what an input class does with properties it does not declare (raw schemas decide for themselves). */
+export type Validator = (value: unknown, unknownProperties?: 'refuse' | 'drop') => Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }>;
 
 export type ToolHandler = (input: any, ctx: RequestContext) => unknown;
 export type ResourceHandler = (ctx: RequestContext) => unknown;
@@ -34,6 +36,8 @@ export interface ToolEntry extends ScopedEntry {
   readonly validateInput: Validator;
   /** Present when the tool declares an output schema. */
   readonly validateOutput?: Validator;
+  /** The tool's own argument limits, over the server's (`@Tool({ limits })`). */
+  readonly limits?: ArgumentLimits;
   readonly source: string;
 }
 
@@ -98,7 +102,23 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     execution: spec.taskSupport && spec.taskSupport !== 'forbidden' ? { taskSupport: spec.taskSupport } : undefined,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, validateInput: input.validate, validateOutput: output?.validate, source, scopes: scopesOf(spec.scopes, source) };
+  // Checked now, so a bad limit fails at startup and names the tool.
+  if (spec.limits) {
+    try {
+      resolveArgumentLimits(spec.limits, DEFAULT_ARGUMENT_LIMITS, 'limits');
+    } catch (err) {
+      throw new DefinitionError(`${source}: ${(err as Error).message}`);
+    }
+  }
+  return {
+    definition,
+    handler: spec.handler,
+    validateInput: input.validate,
+    validateOutput: output?.validate,
+    limits: spec.limits,
+    source,
+    scopes: scopesOf(spec.scopes, source),
+  };
 }
 
 /** A tool's input or output: from a class (rules → schema + class-validator) or a raw JSON Schema. */
@@ -110,8 +130,8 @@ function schemaAndValidator(
 ): { schema: JsonSchema; validate: Validator } | undefined {
   if (cls && raw) throw new DefinitionError(`${source}: give either "${role}" or "${role}Schema", not both`);
   if (cls) {
-    const validate = role === 'input' ? validateInput : validateOutput;
-    return { schema: classToJsonSchema(cls), validate: (value) => validate(cls, value) };
+    const validate: Validator = role === 'input' ? (value, unknown) => validateInput(cls, value, unknown) : (value) => validateOutput(cls, value);
+    return { schema: classToJsonSchema(cls), validate };
   }
   if (!raw) return undefined;
   if (raw.type !== 'object') throw new DefinitionError(`${source}: ${role}Schema must be an object schema ("type": "object")`);
@@ -203,7 +223,7 @@ export function buildPromptEntry(spec: PromptSpec): PromptEntry {
   if (spec.input) {
     args = promptArgumentsOf(spec.input);
     const cls = spec.input;
-    validateArguments = (value) => validateInput(cls, value);
+    validateArguments = (value, unknown) => validateInput(cls, value, unknown);
   } else {
     args = spec.arguments?.map((a) => compact({ ...a }));
     const declared = args ?? [];

@@ -16,9 +16,66 @@ const OUTPUT_OPTIONS: ValidatorOptions = { whitelist: true, forbidUnknownValues:
 /**
  * Turns tool arguments into an instance of `cls` (nested `@Type` classes become instances too)
  * and validates it. `undefined` counts as `{}` because MCP allows a call without `arguments`.
+ * Properties the class does not declare are refused (or, with `unknownProperties: 'drop'`, removed)
+ * before class-transformer sees them: it walks every key it is given.
  */
-export function validateInput<T extends object>(cls: new () => T, plain: unknown): Promise<ValidationResult<T>> {
-  return run(cls, plain === undefined ? {} : plain, INPUT_OPTIONS, 'arguments');
+export async function validateInput<T extends object>(cls: new () => T, plain: unknown, unknownProperties: 'refuse' | 'drop' = 'refuse'): Promise<ValidationResult<T>> {
+  let value: unknown = plain === undefined ? {} : plain;
+  let unknown: ValidationIssue[] = [];
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const schema = classToJsonSchema(cls);
+    // Either way the copy checked below is without them; refusing, they are reported with the other issues.
+    const screened = screenUnknown(schema, value, schema);
+    value = screened.value;
+    if (unknownProperties === 'refuse') unknown = screened.issues;
+  }
+  const result = await run(cls, value, INPUT_OPTIONS, 'arguments');
+  if (unknown.length === 0) return result;
+  return fail(result.ok ? unknown : [...result.issues, ...unknown]);
+}
+
+/**
+ * Removes (from copies: the arguments are not ours to change) the properties that no `properties`
+ * of a closed object schema declares, following $ref and items, and lists them as issues. The
+ * caller bounded depth and size already.
+ */
+function screenUnknown(
+  schema: JsonSchema,
+  value: unknown,
+  root: JsonSchema,
+  path = '',
+  issues: ValidationIssue[] = [],
+): { value: unknown; issues: ValidationIssue[] } {
+  if (value === null || typeof value !== 'object') return { value, issues };
+  const ref = schema.$ref as string | undefined;
+  if (ref !== undefined) schema = ref === '#' ? root : ((root.$defs as Record<string, JsonSchema> | undefined)?.[ref.slice(8)] ?? {});
+  if (Array.isArray(value)) {
+    const items = schema.items as JsonSchema | undefined;
+    if (!items) return { value, issues };
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = screenUnknown(items, value[i], root, joinPath(path, i, true), issues).value;
+      if (item !== value[i]) (copy ??= value.slice())[i] = item;
+    }
+    return { value: copy ?? value, issues };
+  }
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return { value, issues };
+  const closed = schema.additionalProperties === false;
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const sub = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (sub === undefined) {
+      if (!closed) continue;
+      issues.push({ path: joinPath(path, key), message: `property ${key} should not exist` });
+      delete (copy ??= { ...record })[key];
+      continue;
+    }
+    const inner = screenUnknown(sub, record[key], root, joinPath(path, key), issues).value;
+    if (inner !== record[key]) (copy ??= { ...record })[key] = inner;
+  }
+  return { value: copy ?? value, issues };
 }
 
 /**
@@ -115,8 +172,12 @@ function flatten(errors: ValidationError[], parent = '', parentIsArray = false, 
   return out;
 }
 
+/** Issues listed in one message at most: thousands of bad items must not make a message of megabytes. */
+const MAX_LISTED_ISSUES = 50;
+
 /** Readable multi-line message, e.g. "Invalid arguments:\n- limit: limit must not be less than 1". */
 export function formatIssues(issues: ValidationIssue[], heading = 'Invalid arguments'): string {
-  const lines = issues.map((issue) => `- ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+  if (issues.length > MAX_LISTED_ISSUES) lines.push(`- … and ${issues.length - MAX_LISTED_ISSUES} more`);
   return [`${heading}:`, ...lines].join('\n');
 }

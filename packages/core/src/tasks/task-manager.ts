@@ -9,6 +9,7 @@ import { RequestContext, relatedTask, type TaskHandle } from '../engine/context'
 import { invokeTool } from '../engine/invoke-tool';
 import { LazyAbort } from '../engine/lazy-abort';
 import type { Session } from '../engine/session';
+import { systemClock, type Clock } from '../clock';
 
 export interface TaskOptions {
   /** ttl when the client asks for none (default 1 h). */
@@ -17,6 +18,8 @@ export interface TaskOptions {
   maxTtlMs?: number;
   /** The pollInterval suggested to clients (default 1 s). */
   pollIntervalMs?: number;
+  /** Where ttl expiry reads the time and runs its sweep (default: the system clock; tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 /**
@@ -53,6 +56,14 @@ class TaskChannel implements MessageChannel {
 interface RunningTask {
   controller: LazyAbort;
   channel: TaskChannel;
+  /** Whose cap it counts against (see holderOf). */
+  holder: string;
+}
+
+/** Who a task's work counts against: the principal when there is one (across its sessions), else the session. */
+function holderOf(ctx: RequestContext): string {
+  const p = ctx.principal;
+  return p ? `principal\u0000${p.claims?.iss ?? ''}\u0000${p.subject}\u0000${p.clientId ?? ''}` : `session\u0000${ctx.session.id}`;
 }
 
 /**
@@ -61,8 +72,11 @@ interface RunningTask {
  */
 export class TaskManager {
   private readonly running = new Map<string, RunningTask>();
+  /** Running tasks per holder, for maxTasksPerPrincipal. */
+  private readonly runningPerHolder = new Map<string, number>();
   private readonly waiters = new Map<string, Set<() => void>>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly stopSweeper: () => void;
+  private readonly clock: Clock;
   readonly defaultTtlMs: number;
   readonly maxTtlMs: number;
   readonly pollIntervalMs: number;
@@ -70,12 +84,14 @@ export class TaskManager {
   constructor(
     readonly store: TaskStore,
     options: TaskOptions = {},
+    /** Tasks one principal (or session, without auth) may have running at once. */
+    readonly maxRunningPerHolder = 100,
   ) {
     this.defaultTtlMs = options.defaultTtlMs ?? 3_600_000;
     this.maxTtlMs = options.maxTtlMs ?? 86_400_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.sweeper = setInterval(() => void this.purgeExpired().catch(() => undefined), Math.min(1000, this.defaultTtlMs));
-    this.sweeper.unref();
+    this.clock = options.clock ?? systemClock;
+    this.stopSweeper = this.clock.every(Math.min(1000, this.defaultTtlMs), () => void this.purgeExpired().catch(() => undefined));
   }
 
   /** Accepts a task-augmented tools/call: records the task, starts the work, answers at once. */
@@ -85,7 +101,16 @@ export class TaskManager {
       throw McpError.invalidParams('tools/call: "task.ttl" must be a non-negative integer (milliseconds)');
     }
     const ttl = Math.min(asked ?? this.defaultTtlMs, this.maxTtlMs);
-    const now = Date.now();
+    const holder = holderOf(ctx);
+    const held = this.runningPerHolder.get(holder) ?? 0;
+    if (held >= this.maxRunningPerHolder) {
+      throw McpError.limitExceeded(
+        `Too many tasks: ${held} of this caller's tasks are still running (maxTasksPerPrincipal is ${this.maxRunningPerHolder}); wait for some to finish or cancel them`,
+        'maxTasksPerPrincipal',
+        this.maxRunningPerHolder,
+      );
+    }
+    const now = this.clock.now();
     const at = new Date(now).toISOString();
     const record: TaskRecord = {
       taskId: randomUUID(),
@@ -102,7 +127,8 @@ export class TaskManager {
     const session = ctx.session;
     const controller = new LazyAbort();
     const channel = new TaskChannel(session);
-    this.running.set(record.taskId, { controller, channel });
+    this.running.set(record.taskId, { controller, channel, holder });
+    this.runningPerHolder.set(holder, held + 1);
     const handle: TaskHandle = {
       id: record.taskId,
       inputRequired: (waiting) => void this.transition(record.taskId, waiting ? 'input_required' : 'working', session),
@@ -135,7 +161,7 @@ export class TaskManager {
       statusMessage = error.message;
     } finally {
       ctx.done = true;
-      this.running.delete(taskId);
+      this.forgetRunning(taskId);
     }
     // A cancelled task stays cancelled, whatever the work did after.
     await this.transition(taskId, status, ctx.session, { statusMessage, outcome });
@@ -145,7 +171,7 @@ export class TaskManager {
   private async transition(taskId: string, status: TaskStatus, session: Session, extra: Partial<TaskRecord> = {}): Promise<TaskRecord | undefined> {
     const current = await this.store.get(taskId);
     if (!current || TERMINAL_STATUSES.has(current.status) || (current.status === status && !extra.outcome)) return current;
-    const updated = await this.store.update(taskId, { ...extra, status, lastUpdatedAt: new Date().toISOString() });
+    const updated = await this.store.update(taskId, { ...extra, status, lastUpdatedAt: new Date(this.clock.now()).toISOString() });
     if (!updated) return undefined;
     session.logger.debug({ taskId, status }, 'task status');
     if (session.state !== 'closed') session.notify('notifications/tasks/status', publicView(updated) as unknown as Record<string, unknown>);
@@ -211,28 +237,37 @@ export class TaskManager {
     for (const id of ids) this.stop(id, 'session closed');
   }
 
-  async purgeExpired(now = Date.now()): Promise<number> {
+  async purgeExpired(now = this.clock.now()): Promise<number> {
     const ids = await this.store.deleteExpired(now);
     for (const id of ids) this.stop(id, 'task expired');
     return ids.length;
   }
 
   close(): void {
-    clearInterval(this.sweeper);
+    this.stopSweeper();
     for (const id of [...this.running.keys()]) this.stop(id, 'server closing');
   }
 
   private stop(taskId: string, reason: string): void {
     this.running.get(taskId)?.controller.abort(new McpError(ErrorCode.InvalidRequest, `Task stopped: ${reason}`));
-    this.running.delete(taskId);
+    this.forgetRunning(taskId);
     this.wake(taskId);
+  }
+
+  private forgetRunning(taskId: string): void {
+    const running = this.running.get(taskId);
+    if (!running) return;
+    this.running.delete(taskId);
+    const left = (this.runningPerHolder.get(running.holder) ?? 1) - 1;
+    if (left > 0) this.runningPerHolder.set(running.holder, left);
+    else this.runningPerHolder.delete(running.holder);
   }
 
   /** Unknown, expired and other sessions' tasks all read as "not found": nobody learns of others' tasks. */
   private async owned(taskId: unknown, session: Session): Promise<TaskRecord> {
     if (typeof taskId !== 'string') throw McpError.invalidParams('"taskId" must be a string');
     const record = await this.store.get(taskId);
-    if (!record || record.owner !== session.id || (record.expiresAt !== undefined && record.expiresAt <= Date.now())) {
+    if (!record || record.owner !== session.id || (record.expiresAt !== undefined && record.expiresAt <= this.clock.now())) {
       throw McpError.invalidParams(`Failed to retrieve task: Task not found (${taskId})`);
     }
     return record;

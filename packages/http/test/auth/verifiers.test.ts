@@ -10,8 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => as.close());
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
@@ -51,22 +49,35 @@ describe('jwtVerifier', () => {
     }
   });
 
-  it('fetches the JWKS again for an unknown key id, at most once per cooldown', async () => {
-    // Minted first: making keys is slow, and the cooldown below must not run out meanwhile.
-    const strangers = await Promise.all(Array.from({ length: 5 }, () => as.mintToken({ audience: AUDIENCE, signWithUnknownKey: true })));
-    const verify = jwtVerifier({ jwksUrl: as.jwksUrl, issuer: as.issuer, audience: AUDIENCE, jwksCooldownMs: 2000 });
-    await verify(await as.mintToken({ audience: AUDIENCE }));
-    const fetched = as.jwksFetches;
-    const newKid = await as.rotateKey();
-    const rotated = await as.mintToken({ audience: AUDIENCE, kid: newKid });
-    // Within the cooldown: a flood of unknown key ids does not reach the JWKS endpoint.
-    for (const token of [...strangers, rotated]) expect(await refusal(verify(token))).toBe('the token is signed with an unknown key');
-    expect(as.jwksFetches).toBe(fetched);
-    await sleep(2100);
-    // After it: an unknown key id fetches the keys again, once, and the rotated key is found.
-    await expect(verify(rotated)).resolves.toMatchObject({ subject: 'alice' });
-    expect(as.jwksFetches).toBe(fetched + 1);
-  }, 15_000);
+  describe('with the wall clock in the test’s hands', () => {
+    // Only Date is faked (the cooldown is measured with Date.now()): timers, I/O and crypto run as usual,
+    // and the cooldown ends when the test moves the clock, however long key making takes.
+    beforeEach(() => {
+      jest.useFakeTimers({
+        doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      });
+    });
+    afterEach(() => jest.useRealTimers());
+
+    it('fetches the JWKS again for an unknown key id, at most once per cooldown', async () => {
+      const strangers = await Promise.all(Array.from({ length: 5 }, () => as.mintToken({ audience: AUDIENCE, signWithUnknownKey: true })));
+      const verify = jwtVerifier({ jwksUrl: as.jwksUrl, issuer: as.issuer, audience: AUDIENCE, jwksCooldownMs: 2000 });
+      await verify(await as.mintToken({ audience: AUDIENCE }));
+      const fetchedAt = Date.now();
+      const fetched = as.jwksFetches;
+      const newKid = await as.rotateKey();
+      const rotated = await as.mintToken({ audience: AUDIENCE, kid: newKid });
+      // Within the cooldown (to its last millisecond): a flood of unknown key ids does not reach the JWKS endpoint.
+      for (const token of [...strangers, rotated]) expect(await refusal(verify(token))).toBe('the token is signed with an unknown key');
+      jest.setSystemTime(fetchedAt + 1999);
+      expect(await refusal(verify(rotated))).toBe('the token is signed with an unknown key');
+      expect(as.jwksFetches).toBe(fetched);
+      // After it: an unknown key id fetches the keys again, once, and the rotated key is found.
+      jest.setSystemTime(fetchedAt + 2000);
+      await expect(verify(rotated)).resolves.toMatchObject({ subject: 'alice' });
+      expect(as.jwksFetches).toBe(fetched + 1);
+    });
+  });
 });
 
 describe('introspectionVerifier', () => {

@@ -1,6 +1,7 @@
 import { McpError } from '../../protocol/errors';
 import { toGetPromptResult } from '../../content/normalize';
 import { formatIssues } from '../../schema/class-validation';
+import { checkArgumentLimits } from '../../schema/argument-limits';
 import type { MethodHandler } from '../engine';
 import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
@@ -17,8 +18,11 @@ export const getPrompt: MethodHandler = async (params, ctx) => {
   if (!entry) throw McpError.invalidParams(`Unknown prompt: ${name}`);
   requireScopes(ctx, entry, `prompt "${name}"`);
   const args = objectParam(params, 'arguments', 'prompts/get') ?? {};
-  const checked = await entry.validateArguments(args);
-  if (!checked.ok) throw McpError.invalidParams(`prompts/get "${name}": ${formatIssues(checked.issues)}`, { issues: checked.issues });
+  const limits = ctx.session.engine.argumentLimits;
+  const excess = checkArgumentLimits(args, limits);
+  if (excess) throw McpError.invalidParams(`prompts/get "${name}": ${formatIssues([excess])}`, { issues: [excess] });
+  const checked = await entry.validateArguments(args, limits.unknownProperties);
+  if (!checked.ok) throw McpError.invalidParams(`prompts/get "${name}": ${formatIssues(checked.issues)}`, { issues: checked.issues.slice(0, 50) });
   const value = await entry.handler(checked.value, ctx);
   return toGetPromptResult(value, entry.definition.description) as unknown as Record<string, unknown>;
 };

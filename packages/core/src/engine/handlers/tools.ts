@@ -1,12 +1,30 @@
 import { ErrorCode, McpError } from '../../protocol/errors';
 import type { MethodHandler } from '../engine';
 import { invokeTool } from '../invoke-tool';
+import type { ToolEntry } from '../../registry/entries';
+import type { Tool } from '../../protocol/types';
 import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
 export const listTools: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'tools');
-  return listPage(ctx.session.engine.registry.tools, params, ctx, 'tools');
+  // execution.taskSupport promises tasks: a session offered none (stateless HTTP) is not told of them.
+  const view = ctx.session.serverCapabilities.tasks ? undefined : withoutTaskSupport;
+  return listPage(ctx.session.engine.registry.tools, params, ctx, 'tools', view);
 };
+
+const untasked = new WeakMap<ToolEntry, Tool>();
+function withoutTaskSupport(entry: ToolEntry): Tool {
+  const definition = entry.definition;
+  if (!definition.execution) return definition;
+  let copy = untasked.get(entry);
+  if (!copy) {
+    const { execution, ...rest } = definition;
+    const { taskSupport: _ignored, ...otherExecution } = execution;
+    copy = Object.keys(otherExecution).length > 0 ? { ...rest, execution: otherExecution } : rest;
+    untasked.set(entry, copy);
+  }
+  return copy;
+}
 
 export const callTool: MethodHandler = async (params, ctx) => {
   requireCapability(ctx, 'tools');

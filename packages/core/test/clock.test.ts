@@ -1,0 +1,64 @@
+import { ManualClock, systemClock } from '../src';
+
+describe('ManualClock', () => {
+  it('stands still until advanced, then reads the new time', () => {
+    const clock = new ManualClock(1_000);
+    expect(clock.now()).toBe(1_000);
+    expect(clock.now()).toBe(1_000);
+    expect(clock.advance(250)).toBe(1_250);
+    expect(clock.now()).toBe(1_250);
+    expect(() => clock.advance(-1)).toThrow(RangeError);
+    expect(() => clock.every(0, () => {})).toThrow(RangeError);
+  });
+
+  it('runs periodic callbacks as often as they fell due, in time order (ties: first registered first), reading their due time', () => {
+    const clock = new ManualClock(0);
+    const calls: string[] = [];
+    clock.every(100, () => calls.push(`a@${clock.now()}`));
+    clock.every(40, () => calls.push(`b@${clock.now()}`));
+    clock.advance(99);
+    expect(calls).toEqual(['b@40', 'b@80']);
+    clock.advance(121);
+    expect(calls).toEqual(['b@40', 'b@80', 'a@100', 'b@120', 'b@160', 'a@200', 'b@200']);
+    expect(clock.now()).toBe(220);
+  });
+
+  it('stops a callback when told, even one that falls due later in the same advance', () => {
+    const clock = new ManualClock(0);
+    const calls: number[] = [];
+    let stopSecond = () => {};
+    const stopFirst = clock.every(10, () => {
+      calls.push(clock.now());
+      if (clock.now() === 20) stopSecond();
+    });
+    stopSecond = clock.every(15, () => calls.push(-clock.now()));
+    expect(clock.pending).toBe(2);
+    clock.advance(50);
+    // The second ran at 15, was stopped at 20, and never ran again.
+    expect(calls).toEqual([10, -15, 20, 30, 40, 50]);
+    stopFirst();
+    expect(clock.pending).toBe(0);
+    clock.advance(100);
+    expect(calls).toHaveLength(6);
+  });
+});
+
+describe('systemClock', () => {
+  it('reads Date.now() and runs its interval until stopped', async () => {
+    const before = Date.now();
+    const now = systemClock.now();
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Date.now());
+    let ticks = 0;
+    let stop = () => {};
+    await new Promise<void>((resolve) => {
+      stop = systemClock.every(1, () => {
+        if (++ticks === 3) resolve();
+      });
+    });
+    stop();
+    const stoppedAt = ticks;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ticks).toBe(stoppedAt);
+  });
+});
