@@ -3,10 +3,11 @@
  * correctly and stops. About 40 s of load on the whole machine, so `npm run test:load` runs it
  * (CI does, after `npm test`), not `npm test`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { exitOf } from './child-exit';
 import { TARGETS } from '../src/runner/targets';
 
 // The compiled benchmark (npm run test:load builds first), as `npm run bench` runs it.
@@ -15,14 +16,6 @@ const RUN = path.resolve(__dirname, '../dist/run.js');
 beforeAll(() => {
   if (!existsSync(RUN)) throw new Error('apps/bench is not built: run `npm run build` first');
 });
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 describe('npm run bench -- --quick', () => {
   let out: string;

@@ -1,9 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { exitOf } from './child-exit';
 import { BIG_TEXT } from '../src/payload';
 
 // These run the compiled benchmark (npm test builds first), as `npm run bench` and `npm run bench:serve` do.
@@ -14,14 +15,6 @@ const RUN = path.join(BENCH, 'dist/run.js');
 beforeAll(() => {
   if (!existsSync(SERVE) || !existsSync(RUN)) throw new Error('apps/bench is not built: run `npm run build` first');
 });
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 async function checkTools(client: Client): Promise<void> {
   const { tools } = await client.listTools();

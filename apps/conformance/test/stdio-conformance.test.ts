@@ -407,7 +407,6 @@ describe('tools', () => {
 
   it('tools-call-with-progress', async () => {
     const { client, tap } = await fresh();
-    tap.oneMessagePerTick = true; // see StdioTap: an SDK race, not the server's order, would lose the last one
     const seen: Progress[] = [];
     const result = await client.request(
       { method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'progress-test-1' } } },

@@ -30,28 +30,20 @@ export class StdioTap implements Transport {
   readonly wire: Logged[] = [];
   /** Raw stdout of the server process, as the SDK transport receives it. */
   stdout = '';
-  private readonly backlog: JSONRPCMessage[] = [];
 
   /**
-   * With `oneMessagePerTick`, each received message is handed to the SDK in its own macrotask.
-   * That works around an SDK client race (modelcontextprotocol/typescript-sdk#2580): the SDK
-   * dispatches notifications a microtask late but responses at once, so a progress notification
-   * that arrives in the same stdout chunk as its response finds its handler already gone. The wire
-   * log shows the server's real order either way. mcpx's stdio transport no longer needs it (it
-   * writes such a response only once the client has answered a ping sent after the progress:
-   * packages/stdio/src/progress-barrier.ts), and the stdio tests here run without it.
+   * Messages reach the SDK exactly as its transport reads them, with no pacing: the official
+   * client handles a notification a step later than a response from the same read
+   * (modelcontextprotocol/typescript-sdk#2580), so these tests also prove that mcpx's stdio
+   * transport orders progress before results in a way that client sees
+   * (packages/stdio/src/progress-barrier.ts).
    */
-  constructor(
-    readonly inner: StdioClientTransport,
-    public oneMessagePerTick = false,
-  ) {}
+  constructor(readonly inner: StdioClientTransport) {}
 
   async start(): Promise<void> {
     this.inner.onmessage = (message: JSONRPCMessage) => {
       this.wire.push({ dir: 'in', msg: message as Wire });
-      if (!this.oneMessagePerTick) return this.onmessage?.(message);
-      this.backlog.push(message);
-      if (this.backlog.length === 1) setImmediate(() => this.deliver());
+      this.onmessage?.(message);
     };
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onclose = () => this.onclose?.();
@@ -79,11 +71,5 @@ export class StdioTap implements Transport {
   /** What the server sent, in order. */
   incoming(): Wire[] {
     return this.wire.filter((w) => w.dir === 'in').map((w) => w.msg);
-  }
-
-  private deliver(): void {
-    this.onmessage?.(this.backlog[0]!);
-    this.backlog.shift();
-    if (this.backlog.length > 0) setImmediate(() => this.deliver());
   }
 }
