@@ -4,7 +4,7 @@
 # keep ENTRYPOINT/CMD as JSON arrays and each ENV as KEY=value on one line.
 
 # --- build: every workspace compiled with the dev toolchain ----------------------------------
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 # Manifests first, so `npm ci` is cached until a dependency changes.
 COPY package.json package-lock.json ./
@@ -13,6 +13,7 @@ COPY packages/stdio/package.json packages/stdio/
 COPY packages/http/package.json packages/http/
 COPY packages/testing/package.json packages/testing/
 COPY packages/cli/package.json packages/cli/
+COPY packages/mcpx/package.json packages/mcpx/
 COPY apps/example/package.json apps/example/
 COPY apps/fixtures/package.json apps/fixtures/
 COPY apps/conformance/package.json apps/conformance/
@@ -21,8 +22,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-# --- runtime: production dependencies and compiled output only, as a non-root user ------------
-FROM node:20-slim AS runtime
+# --- runtime: production dependencies (no dev, no optional) and compiled output only ---------
+# Everything here stays root-owned: the non-root user that runs the server cannot change the code.
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -31,11 +33,12 @@ COPY packages/stdio/package.json packages/stdio/
 COPY packages/http/package.json packages/http/
 COPY packages/testing/package.json packages/testing/
 COPY packages/cli/package.json packages/cli/
+COPY packages/mcpx/package.json packages/mcpx/
 COPY apps/example/package.json apps/example/
 COPY apps/fixtures/package.json apps/fixtures/
 COPY apps/conformance/package.json apps/conformance/
 COPY apps/bench/package.json apps/bench/
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/packages/core/dist packages/core/dist
 COPY --from=build /app/packages/stdio/dist packages/stdio/dist
 COPY --from=build /app/packages/http/dist packages/http/dist

@@ -5,7 +5,8 @@ const config: Config = {
   roots: ['<rootDir>/packages', '<rootDir>/apps'],
   testMatch: ['**/test/**/*.test.ts'],
   // Load and benchmark tests (*.load.test.ts) are slow and sensitive to other work on the machine: `npm run test:load` runs them.
-  testPathIgnorePatterns: ['/node_modules/', '\\.load\\.test\\.ts$'],
+  // Browser tests (*.browser.test.ts) need Chromium, which a fresh machine lacks: `npm run test:browser` runs them.
+  testPathIgnorePatterns: ['/node_modules/', '\\.load\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
   moduleNameMapper: { '^@mcpx/(core|stdio|http|testing|cli)$': '<rootDir>/packages/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],

@@ -105,6 +105,18 @@ describe('the Dockerfile', () => {
     expect(image.healthcheck[2]).toContain('/healthz');
   });
 
+  it('builds on Node 24; its runtime installs no dev or optional dependencies and leaves the code root-owned', () => {
+    const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect([...text.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).toEqual(['node:24-slim', 'node:24-slim']);
+    const runtime = text.split(/^FROM\s/m)[2]!;
+    const installs = [...runtime.matchAll(/^RUN npm ci (.*)$/gm)].map((m) => m[1]!);
+    expect(installs).toHaveLength(1);
+    expect(installs[0]).toMatch(/--omit=dev --omit=optional/);
+    // Only the data volume is handed to the node user.
+    expect(runtime).not.toContain('--chown');
+    expect([...runtime.matchAll(/chown (.*)$/gm)].map((m) => m[1])).toEqual(['-R node:node /data']);
+  });
+
   it('copies every workspace manifest into both stages, and only build outputs that exist after npm run build', () => {
     const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
     const stages = text.split(/^FROM\s/m).slice(1);

@@ -72,6 +72,25 @@ export function toList(v: { raw: string | boolean; from: string } | undefined): 
   return items;
 }
 
+/**
+ * A comma list of origins as browsers send them (`scheme://host[:port]`, no path), or `*` alone.
+ * Checked here so a typo is a usage error naming the flag; @mcpx/http checks (and normalises) again.
+ */
+export function toOrigins(v: { raw: string | boolean; from: string } | undefined): string[] | undefined {
+  const origins = toList(v);
+  if (!v || !origins) return undefined;
+  if (origins.includes('*')) {
+    if (origins.length > 1) throw new CliError(`${v.from}: * stands alone (any origin), got "${v.raw}"`);
+    return origins;
+  }
+  for (const origin of origins) {
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s*]+\/?$/i.test(origin) || origin.toLowerCase() === 'null') {
+      throw new CliError(`${v.from} takes origins like https://app.example.com (scheme, host, port; no path), got "${origin}"`);
+    }
+  }
+  return origins;
+}
+
 export function toLogLevel(v: { raw: string | boolean; from: string } | undefined): LogLevel | undefined {
   if (!v) return undefined;
   const text = String(v.raw).trim().toLowerCase();

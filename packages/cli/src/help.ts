@@ -9,12 +9,17 @@ export function version(): string {
 export const MAIN_HELP = `mcpx: serve and inspect mcpx MCP servers
 
 Usage:
-  mcpx serve <entry> [options]   serve a decorated server over HTTP (default) or stdio
-  mcpx list <entry> [--json]     print the tools, resources, templates and prompts it offers
-  mcpx init <dir> [--name <n>]   scaffold a project that builds and passes its own test
+  mcpx serve <entry> [options]          serve a decorated server over HTTP (default) or stdio
+  mcpx dev <entry> [options]            serve it, and reload it whenever its source changes
+  mcpx list <entry> [--json]            print the tools, resources, templates and prompts it offers
+  mcpx call <entry|url> <tool> [json]   call a tool once and print the result
+  mcpx read <entry|url> <uri>           read a resource once and print it
+  mcpx prompt <entry|url> <name> [json] get a prompt and print its messages
+  mcpx init <dir> [--name <n>]          scaffold a project that builds and passes its own test
 
   <entry> is a compiled .js module, or a .ts one (loaded through ts-node), that exports a
-  class decorated with @Server (or an instance of one, or a default export).
+  class decorated with @Server (or an instance of one, or a default export). <url> is the
+  Streamable HTTP endpoint of a running server, e.g. http://127.0.0.1:3000/mcp.
 
 Options:
   -h, --help      show help (also: mcpx <command> --help)
@@ -40,6 +45,8 @@ Options:                                              env
                            (default: loopback origins)
   --allowed-hosts <list>   comma list of Host values accepted on          MCPX_ALLOWED_HOSTS
                            loopback (default: localhost, 127.0.0.1, [::1])
+  --cors-origin <list>     CORS for browser clients: comma list of page   MCPX_CORS_ORIGINS
+                           origins, or * (default off; also allowed Origins)
   --session-idle-timeout <ms>  end idle sessions after this (default 30 min) MCPX_SESSION_IDLE_TIMEOUT
   --log-level <level>      fatal|error|warn|info|debug|trace|silent       MCPX_LOG_LEVEL
   -h, --help               show this help
@@ -68,7 +75,96 @@ Loads <entry> like mcpx serve (without serving) and prints what the server offer
 (name, title, description, input schema), resources, resource templates and prompts.
 
 Options:
-  --json            print one JSON object (server, tools, resources, resourceTemplates, prompts)
+  --json            print one JSON object (server, tools, resources, resourceTemplates, prompts, warnings)
+  --strict          fail (exit 2) on definition warnings too: what an input schema cannot check,
+                    such as a union typed property (the server logs them at startup; MCPX_STRICT_DEFINITIONS=1
+                    makes a served server fail on them)
   --server <Name>   which server class, when the module exports several
   -h, --help        show this help
+`;
+
+export const DEV_HELP = `Usage: mcpx dev <entry> [serve options] [--watch <dir>]...
+
+Serves <entry> like mcpx serve, in a child process, and restarts it when a file changes in the
+entry's project folder (the nearest folder with a package.json). A .ts entry needs no build
+step: it is compiled on load by ts-node without type-checking (decorator metadata intact), so
+run tsc or your editor for type errors. If the new code fails to load, the error is printed and
+the next save that loads starts the server again.
+
+Options:
+  --watch <dir>   watch this folder instead (repeatable); node_modules, dist, build,
+                  coverage and hidden folders are skipped, unless the entry is inside one
+  every mcpx serve option (see mcpx serve --help): --stdio, --port, --host, --log-level...
+  -h, --help      show this help
+
+What a reload means to clients:
+  HTTP   the new process has no sessions: a client's next request gets 404 and, as the
+         protocol says, it initializes again. --port 0 picks one free port, kept across reloads.
+  stdio  mcpx dev keeps the client's pipe: it replays the client's initialize (and log level
+         and subscriptions) to the new process and sends list_changed. Requests in flight
+         during a reload are answered with an error; so are requests while the code is broken.
+
+Ctrl-C or SIGTERM stops the server and mcpx dev (exit 0).
+
+Examples:
+  mcpx dev src/server.ts --port 8080
+  mcpx dev src/server.ts --stdio
+  mcpx dev dist/server.js --watch dist      (with tsc --watch compiling in another terminal)
+`;
+
+const CALL_OPTIONS = `Options:
+  --json              print the raw result as JSON
+  --header <h>        an HTTP header for a URL, as 'Name: value' (repeatable), e.g.
+                      --header 'Authorization: Bearer <token>'
+  --server <Name>     which server class, when the entry exports several
+  --timeout <ms>      give up waiting for the answer after this (default 60000)
+  -h, --help          show this help
+
+<entry> is loaded in this process (.ts through ts-node), as mcpx serve would load it; <url> is
+the endpoint of a running Streamable HTTP server: a session is opened, used once and deleted.`;
+
+export const CALL_HELP = `Usage: mcpx call <entry|url> <tool> [json-arguments] [options]
+
+Calls a tool once and prints its result: structured content as indented JSON, text as it is,
+other content (images, audio, links, resources) summarised on one line each. The arguments are
+one JSON object, quoted for the shell.
+
+${CALL_OPTIONS}
+
+Exit codes: 0 ok; 1 the tool reported an error (isError: its text goes to stderr), or the
+server could not be reached; 2 bad arguments or a JSON-RPC error (unknown tool, invalid params).
+
+Examples:
+  mcpx call dist/server.js search '{"query":"milk"}'
+  mcpx call http://127.0.0.1:3000/mcp search '{"query":"milk"}' --json
+`;
+
+export const READ_HELP = `Usage: mcpx read <entry|url> <uri> [options]
+
+Reads a resource once and prints its contents: text as it is (JSON indented), binary contents
+summarised. With several contents, each comes under its URI.
+
+${CALL_OPTIONS}
+
+Exit codes: 0 ok; 1 the server could not be reached; 2 bad arguments or a JSON-RPC error
+(no such resource).
+
+Examples:
+  mcpx read dist/server.js notes://index
+  mcpx read http://127.0.0.1:3000/mcp notes://notes/1
+`;
+
+export const PROMPT_HELP = `Usage: mcpx prompt <entry|url> <name> [json-arguments] [options]
+
+Gets a prompt and prints its description and messages, each under its role. The arguments are
+one JSON object of strings, quoted for the shell.
+
+${CALL_OPTIONS}
+
+Exit codes: 0 ok; 1 the server could not be reached; 2 bad arguments or a JSON-RPC error
+(unknown prompt, missing argument).
+
+Examples:
+  mcpx prompt dist/server.js summarize '{"noteId":"1"}'
+  mcpx prompt http://127.0.0.1:3000/mcp summarize '{"noteId":"1","style":"detailed"}' --json
 `;

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { packageJson } from './init-package-json';
+import { binName, packageJson } from './init-package-json';
 import { renderTemplates } from './init-templates';
 
 export const INIT_USAGE = `Usage: mcpx init <dir> [--name <package-name>] [--force]
@@ -105,7 +105,7 @@ export async function runInit(argv: string[], io: InitIo = process): Promise<num
   }
 
   const imageName = name.replace(/^@/, '').replace(/\//g, '-');
-  const files = [{ path: 'package.json', content: packageJson(name) }, ...renderTemplates({ name, imageName })];
+  const files = [{ path: 'package.json', content: packageJson(name) }, ...renderTemplates({ name, imageName, binName: binName(name) })];
   try {
     for (const file of files) {
       const path = join(target, file.path);
@@ -125,8 +125,10 @@ export async function runInit(argv: string[], io: InitIo = process): Promise<num
       '',
       'Next:',
       ...(shown === '.' ? [] : [`  cd ${shown.includes(' ') ? JSON.stringify(shown) : shown}`]),
-      '  npm install && npm test   # install and run the tests',
-      '  npm start                 # serve on http://127.0.0.1:3000/mcp',
+      '  npm install                    # install',
+      '  npm test                       # run the tests',
+      '  npm start                      # serve on http://127.0.0.1:3000/mcp',
+      '  npm run --silent start:stdio   # serve over stdio',
       '',
     ].join('\n'),
   );

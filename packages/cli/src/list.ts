@@ -4,6 +4,7 @@ import { LIST_HELP } from './help';
 
 const LIST_OPTIONS = {
   json: { type: 'boolean' },
+  strict: { type: 'boolean' },
   server: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -15,6 +16,8 @@ export interface ListOutput {
   resources: unknown[];
   resourceTemplates: unknown[];
   prompts: unknown[];
+  /** What the input schemas cannot check (the server still runs); `--strict` makes them errors. */
+  warnings: string[];
 }
 
 export async function runList(argv: string[]): Promise<number> {
@@ -25,14 +28,14 @@ export async function runList(argv: string[]): Promise<number> {
   }
   const entry = entryOf('list', positionals);
   // Loaded only now: a usage error never pays for the framework.
-  const { createEngine } = await import('@mcpx/core');
+  const { createEngine, definitionWarnings } = await import('@mcpx/core');
   const { definitionFailure, loadServer } = await import('./load-entry');
   const { default: pino } = await import('pino');
   const { instance } = await loadServer(entry, values.server as string | undefined);
   let engine: McpEngine;
   try {
     // Builds the registry (running the scanner) without serving anything.
-    engine = createEngine(instance, { logger: pino({ level: 'silent' }) });
+    engine = createEngine(instance, { logger: pino({ level: 'silent' }), strictDefinitions: values.strict === true });
   } catch (err) {
     throw definitionFailure(err) ?? err;
   }
@@ -43,7 +46,10 @@ export async function runList(argv: string[]): Promise<number> {
     resources: [...registry.resources.values()].map((e) => e.definition),
     resourceTemplates: [...registry.templates.values()].map((e) => e.definition),
     prompts: [...registry.prompts.values()].map((e) => e.definition),
+    warnings: definitionWarnings(engine).map((w) => w.message),
   };
+  // On stderr, so the listing (and --json) stays as it was; a server would log them at startup.
+  for (const warning of output.warnings) process.stderr.write(`mcpx: warning: ${warning}\n`);
   process.stdout.write(values.json ? `${JSON.stringify(output, null, 2)}\n` : formatList(output));
   return 0;
 }

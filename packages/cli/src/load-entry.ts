@@ -35,6 +35,15 @@ export async function loadModule(entry: string, cwd = process.cwd()): Promise<un
 const importEsm = new Function('url', 'return import(url)') as (url: string) => Promise<unknown>;
 
 let tsNodeRegistered = false;
+let typeCheck = true;
+
+/**
+ * TypeScript entries load without a type-check from now on: `mcpx dev` reloads on every save, and
+ * a full check costs seconds. transpileModule still emits decorator metadata.
+ */
+export function loadTypeScriptWithoutTypeCheck(): void {
+  typeCheck = false;
+}
 
 function registerTsNode(file: string): void {
   if (tsNodeRegistered) return;
@@ -46,7 +55,7 @@ function registerTsNode(file: string): void {
     throw new CliError(`${file} is TypeScript and ts-node is not installed: npm install --save-dev ts-node typescript, or compile it and serve the .js`);
   }
   tsNode.register({
-    transpileOnly: false,
+    transpileOnly: !typeCheck,
     projectSearchDir: dirname(file),
     compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true, module: 'commonjs', moduleResolution: 'node' },
   });

@@ -27,13 +27,21 @@ export async function main(argv: string[]): Promise<number | 'serving'> {
         return 0;
       case 'serve':
         return await (await import('./serve')).runServe(rest);
+      case 'dev':
+        return await (await import('./dev')).runDev(rest);
       case 'list':
         return await (await import('./list')).runList(rest);
+      case 'call':
+        return await (await import('./call')).runCall(rest);
+      case 'read':
+        return await (await import('./call')).runRead(rest);
+      case 'prompt':
+        return await (await import('./call')).runPrompt(rest);
       case 'init':
         return await (await import('./init')).runInit(rest);
       default:
         throw new CliError(
-          command.startsWith('-') ? `unknown option ${command} (see mcpx --help)` : `unknown command ${command}: expected serve, list or init (see mcpx --help)`,
+          command.startsWith('-') ? `unknown option ${command} (see mcpx --help)` : `unknown command ${command}: expected serve, dev, list, call, read, prompt or init (see mcpx --help)`,
         );
     }
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { McpEngine } from '@mcpx/core';
 import type { ListenOptions } from '@mcpx/http';
-import { entryOf, parse, pick, toBool, toHost, toList, toLogLevel, toPath, toPort, toPositiveMs, type LogLevel } from './args';
+import { entryOf, parse, pick, toBool, toHost, toList, toLogLevel, toOrigins, toPath, toPort, toPositiveMs, type LogLevel } from './args';
 import { CliError, oneLine } from './errors';
 import { SERVE_HELP } from './help';
 
@@ -14,6 +14,7 @@ const SERVE_OPTIONS = {
   'json-response': { type: 'boolean' },
   'allowed-origins': { type: 'string' },
   'allowed-hosts': { type: 'string' },
+  'cors-origin': { type: 'string' },
   'log-level': { type: 'string' },
   'session-idle-timeout': { type: 'string' },
   'auth-jwks-url': { type: 'string' },
@@ -25,7 +26,7 @@ const SERVE_OPTIONS = {
 } as const;
 
 const AUTH_FLAGS = ['auth-jwks-url', 'auth-issuer', 'auth-audience', 'auth-scopes-supported', 'auth-authorization-server'] as const;
-const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'session-idle-timeout', ...AUTH_FLAGS] as const;
+const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'cors-origin', 'session-idle-timeout', ...AUTH_FLAGS] as const;
 
 /** OAuth resource-server settings from --auth-* / MCPX_AUTH_*: JWTs checked against a JWKS. */
 export interface AuthSettings {
@@ -41,7 +42,7 @@ export interface ServeSettings {
   stdio: boolean;
   server?: string;
   logLevel: LogLevel;
-  http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'sessionIdleTimeoutMs'>;
+  http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs'>;
   auth?: AuthSettings;
 }
 
@@ -79,6 +80,12 @@ function authSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): 
   return { jwksUrl, issuer: String(issuer.raw).trim(), audience, scopesSupported, authorizationServers: servers ?? [String(issuer.raw).trim()] };
 }
 
+/** --cors-origin / MCPX_CORS_ORIGINS: CORS on for those origins (a comma list, or * alone). */
+function corsSettings(v: Picked): ListenOptions['cors'] {
+  const origins = toOrigins(v);
+  return origins && { origins };
+}
+
 /** Flags first, then MCPX_* (and PORT/HOST) from the environment; every value checked. */
 export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeSettings | 'help' {
   const { values, positionals } = parse('serve', argv, SERVE_OPTIONS);
@@ -101,6 +108,7 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
     jsonResponse: toBool(pick(values['json-response'], 'json-response', ['MCPX_JSON_RESPONSE'], env)),
     allowedOrigins: toList(pick(values['allowed-origins'], 'allowed-origins', ['MCPX_ALLOWED_ORIGINS'], env)),
     allowedHosts: toList(pick(values['allowed-hosts'], 'allowed-hosts', ['MCPX_ALLOWED_HOSTS'], env)),
+    cors: corsSettings(pick(values['cors-origin'], 'cors-origin', ['MCPX_CORS_ORIGINS'], env)),
     sessionIdleTimeoutMs: toPositiveMs(pick(values['session-idle-timeout'], 'session-idle-timeout', ['MCPX_SESSION_IDLE_TIMEOUT'], env)),
   };
   for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];

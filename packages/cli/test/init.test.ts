@@ -1,8 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { INIT_USAGE, isValidPackageName, packageNameFromDir, runInit } from '../src/init';
+import { TOOLCHAIN } from '../src/init-package-json';
 import { render, targetPath } from '../src/init-templates';
+import { parseDockerfile } from './dockerfile';
 
 /**
  * `mcpx init` as a user runs it: scaffold a project, then build it, run its own tests and start
@@ -52,6 +55,33 @@ function run(args: string[], cwd: string): Promise<{ code: number | null; output
 
 const version = (pkg: string) => `^${JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8')).version}`;
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Collects a child's output and resolves when `pattern` shows up in it (rejects if the child exits first). */
+function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp): { output: () => string; match: Promise<RegExpExecArray> } {
+  let output = '';
+  const match = new Promise<RegExpExecArray>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const found = pattern.exec(output);
+      if (found) resolve(found);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before printing ${pattern}:\n${output}`)));
+  });
+  return { output: () => output, match };
+}
+
 describe('mcpx init: the scaffolded project', () => {
   let dir: string;
   let out: ReturnType<typeof capture>;
@@ -66,7 +96,7 @@ describe('mcpx init: the scaffolded project', () => {
   });
 
   it('writes every file, with the placeholders filled in and the repo versions', () => {
-    const files = ['package.json', 'tsconfig.json', 'tsconfig.test.json', 'jest.config.js', 'src/server.ts', 'src/main.ts', 'src/main-stdio.ts', 'test/server.test.ts', 'Dockerfile', '.dockerignore', '.gitignore', 'README.md'];
+    const files = ['package.json', 'tsconfig.json', 'tsconfig.test.json', 'jest.config.js', 'src/server.ts', 'src/logger.ts', 'src/main.ts', 'src/main-stdio.ts', 'test/server.test.ts', 'Dockerfile', '.dockerignore', '.gitignore', 'README.md'];
     for (const file of files) {
       expect(existsSync(join(dir, file))).toBe(true);
       expect(readFileSync(join(dir, file), 'utf8')).not.toMatch(/\{\{|\}\}/);
@@ -75,6 +105,7 @@ describe('mcpx init: the scaffolded project', () => {
     expect(out.stderr).toBe('');
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     const coreDeps = JSON.parse(readFileSync(join(root, 'packages/core/package.json'), 'utf8')).dependencies;
+    const cliDeps = JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8')).dependencies;
     const rootDev = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
     expect(pkg.name).toBe('@acme/hello-mcp');
     expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'start:stdio']));
@@ -84,15 +115,17 @@ describe('mcpx init: the scaffolded project', () => {
       '@mcpx/stdio': version('stdio'),
       'class-transformer': coreDeps['class-transformer'],
       'class-validator': coreDeps['class-validator'],
+      pino: cliDeps.pino,
       'reflect-metadata': coreDeps['reflect-metadata'],
     });
+    expect(pkg.optionalDependencies).toEqual({ 'pino-pretty': cliDeps['pino-pretty'] });
     expect(pkg.devDependencies).toEqual({
       '@mcpx/testing': version('testing'),
       '@types/jest': rootDev['@types/jest'],
       '@types/node': rootDev['@types/node'],
       jest: rootDev.jest,
       'ts-jest': rootDev['ts-jest'],
-      typescript: '~5.9.3',
+      typescript: rootDev.typescript,
     });
     const tsconfig = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8')).compilerOptions;
     expect(tsconfig).toMatchObject({ strict: true, experimentalDecorators: true, emitDecoratorMetadata: true });
@@ -100,20 +133,44 @@ describe('mcpx init: the scaffolded project', () => {
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('docker build -t acme-hello-mcp .');
   });
 
-  it('has a multi-stage, non-root Dockerfile with a health check', () => {
-    const docker = readFileSync(join(dir, 'Dockerfile'), 'utf8');
-    expect(docker.match(/^FROM node:20-slim/gm)).toHaveLength(2);
-    expect(docker).toMatch(/^COPY --from=build /m);
-    expect(docker).toMatch(/^USER node$/m);
-    expect(docker).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
-    expect(docker).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+  it('is a package that can be published, with its stdio entry as its bin', () => {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg.private).toBeUndefined();
+    expect(pkg).toMatchObject({ version: '0.1.0', main: 'dist/server.js', bin: { 'hello-mcp': 'dist/main-stdio.js' }, files: ['dist'], engines: { node: '>=20' } });
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    expect(readFileSync(join(dir, 'src/main-stdio.ts'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    for (const client of ['claude_desktop_config.json', 'claude mcp add hello-mcp -- npx -y @acme/hello-mcp', 'claude mcp add --transport http hello-mcp http://127.0.0.1:3000/mcp', '.cursor/mcp.json', '.vscode/mcp.json']) {
+      expect(readme).toContain(client);
+    }
+  });
+
+  it('has a two-stage Dockerfile on Node 24 whose runtime holds production dependencies only, root-owned, run as node', () => {
+    const text = readFileSync(join(dir, 'Dockerfile'), 'utf8');
+    const image = parseDockerfile(text);
+    expect(image.bases).toEqual(['node:24-slim', 'node:24-slim']);
+    const installs = image.lines.filter((line) => /^RUN .*npm (ci|install)/.test(line));
+    expect(installs).toHaveLength(1);
+    for (const command of installs[0]!.split(/;|&&|\bthen\b|\belse\b/).filter((c) => /npm (ci|install)/.test(c))) {
+      expect(command).toContain('--omit=dev');
+      expect(command).toContain('--omit=optional');
+    }
+    // Nothing is handed to the user that runs the server: the code stays root's.
+    expect(text).not.toMatch(/--chown|chown |chmod /);
+    expect(image.lines).toContain('COPY --from=build /app/dist ./dist');
+    expect(image.user).toBe('node');
+    expect(image.command).toEqual(['node', 'dist/main.js']);
+    expect(image.env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: '3000' });
+    expect(image.healthcheck.join(' ')).toContain('/healthz');
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('docker build -t acme-hello-mcp .');
   });
 
   it('builds with its own tsconfig, and its own tests pass', async () => {
     const build = await run([tscBin, '-p', dir], root);
     expect(build.output).toBe('');
     expect(build.code).toBe(0);
-    expect(readdirSync(join(dir, 'dist')).sort()).toEqual(expect.arrayContaining(['main.js', 'main-stdio.js', 'server.js']));
+    expect(readdirSync(join(dir, 'dist')).sort()).toEqual(expect.arrayContaining(['main.js', 'main-stdio.js', 'server.js', 'logger.js']));
+    expect(readFileSync(join(dir, 'dist/main-stdio.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
 
     const tests = await run([jestBin, '--rootDir', dir, '--ci'], dir);
     expect(tests.output).toMatch(/Tests:\s+4 passed, 4 total/);
@@ -138,22 +195,64 @@ describe('mcpx init: the scaffolded project', () => {
     expect(await exited).toBe(0);
   });
 
-  it('serves over HTTP from the compiled entry, with /healthz, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [join(dir, 'dist/main.js')], { cwd: dir, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+  it("runs the image's command with the image's environment: JSON logs, /healthz, the HEALTHCHECK, exit 0 on SIGTERM", async () => {
+    const image = parseDockerfile(readFileSync(join(dir, 'Dockerfile'), 'utf8'));
+    const port = await freePort();
+    // Only the image's environment (and PATH), with a free port: nothing leaks in from the test runner.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...image.env, PORT: String(port) };
+    const [command, ...args] = image.command;
+    const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: dir, env });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    let log = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (c) => {
-        log += c;
-        const match = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(log);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then(() => reject(new Error(`server exited: ${log}`)));
-    });
-    const health = await fetch(`${url}/healthz`);
-    expect(health.status).toBe(200);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    try {
+      const started = waitForOutput(child, /"url":"(http:\/\/[^"]+)\/mcp".*\n/);
+      const base = (await started.match)[1]!;
+      expect(base).toBe(`http://127.0.0.1:${port}`);
+      // Not a terminal: every line is pino JSON from the server's own logger.
+      const lines = started.output().trimEnd().split('\n').map((line) => JSON.parse(line) as { name?: string; msg?: string });
+      expect(lines.every((line) => line.name === '@acme/hello-mcp')).toBe(true);
+      expect(lines.map((line) => line.msg)).toContain('serving MCP over Streamable HTTP');
+      const health = await fetch(`${base}/healthz`);
+      expect(health.status).toBe(200);
+      const [hcCommand, ...hcArgs] = image.healthcheck;
+      const hc = spawnSync(hcCommand === 'node' ? process.execPath : hcCommand!, hcArgs, { env, timeout: 5000 });
+      expect({ status: hc.status, stderr: String(hc.stderr) }).toEqual({ status: 0, stderr: '' });
+      child.kill((image.stopSignal ?? 'SIGTERM') as NodeJS.Signals);
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('logs coloured lines on a terminal, and JSON on one when CI is set', async () => {
+    // `script` gives the server a pseudo-terminal as stdout; Ctrl-C through it stops the server.
+    const onTerminal = (extra: Record<string, string>) => {
+      const env: Record<string, string | undefined> = { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined, ...extra };
+      const child = spawn('script', ['-qefc', `${JSON.stringify(process.execPath)} dist/main.js`, '/dev/null'], { cwd: dir, env });
+      const started = waitForOutput(child, /serving MCP over Streamable HTTP.*\r?\n(?:.*\r?\n)?/);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { child, started, exited };
+    };
+    const pretty = onTerminal({});
+    try {
+      await pretty.started.match;
+      expect(pretty.started.output()).toMatch(/\x1b\[\d+m/);
+      expect(pretty.started.output()).toMatch(/INFO.*\(@acme\/hello-mcp\).*serving MCP over Streamable HTTP/);
+      expect(pretty.started.output()).not.toContain('"level"');
+      pretty.child.stdin.write('\x03');
+      expect(await pretty.exited).toBe(0);
+    } finally {
+      pretty.child.kill('SIGKILL');
+    }
+
+    const ci = onTerminal({ CI: 'true' });
+    try {
+      await ci.started.match;
+      expect(ci.started.output()).toMatch(/^\{"level":30,.*"msg":"serving MCP over Streamable HTTP"\}/m);
+      ci.child.stdin.write('\x03');
+      expect(await ci.exited).toBe(0);
+    } finally {
+      ci.child.kill('SIGKILL');
+    }
   });
 });
 
@@ -216,6 +315,11 @@ describe('mcpx init: arguments', () => {
 });
 
 describe('mcpx init: helpers', () => {
+  it("pins the scaffold's toolchain to this repository's own devDependencies", () => {
+    const rootDev = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
+    for (const [name, range] of Object.entries(TOOLCHAIN)) expect({ name, range }).toEqual({ name, range: rootDev[name] });
+  });
+
   it('derives and checks package names', () => {
     expect(packageNameFromDir('/x/My Cool_Server')).toBe('my-cool_server');
     expect(packageNameFromDir('/x/.hidden')).toBe('hidden');

@@ -46,6 +46,38 @@ describe('mcpx list', () => {
   });
 });
 
+describe('mcpx list: definition warnings', () => {
+  const loose = join(FIXTURES, 'loose-input.js');
+  const warning =
+    'LooseServer.take: LooseInput.payload: the schema accepts any JSON value here: no design type was emitted for it (this code was compiled without decorator metadata): ' +
+    'add a rule that says what it holds (@IsString(), @IsIn([...]), @IsObject(), @ValidateNested() with @Type(() => SomeClass)), ' +
+    'or describe it with @Field({ schema: {...} }) (@Field({ schema: {} }) accepts any JSON value on purpose)';
+
+  it('prints what an input schema cannot check on stderr, and lists as usual', () => {
+    const r = run(['list', loose]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(`mcpx: warning: ${warning}\n`);
+    expect(r.stdout).toContain('      payload: any (required)  Anything at all');
+  });
+
+  it('--json carries them as warnings', () => {
+    const r = run(['list', loose, '--json']);
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings).toEqual([warning]);
+    const clean = JSON.parse(run(['list', EXAMPLE_JS, '--json']).stdout) as { warnings: string[] };
+    expect(clean.warnings).toEqual([]);
+  });
+
+  it('--strict makes them a definition error (exit 2)', () => {
+    expect(run(['list', loose, '--strict'])).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: `mcpx: invalid server definition: strictDefinitions makes this warning an error: ${warning}\n`,
+    });
+    expect(run(['list', EXAMPLE_JS, '--strict']).status).toBe(0);
+  });
+});
+
 describe('mcpx --help and --version', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')) as { version: string };
 
@@ -77,9 +109,10 @@ describe('mcpx --help and --version', () => {
     for (const flag of ['--stdio', '--server']) expect(r.stdout).toContain(`  ${flag}`);
   });
 
-  it('list --help mentions --json', () => {
+  it('list --help mentions --json and --strict', () => {
     const r = run(['list', '-h']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('--json');
+    expect(r.stdout).toContain('--strict');
   });
 });

@@ -34,19 +34,20 @@ export {
   ElicitationSchemaError,
 } from './schema';
 export type { ElicitationSchema } from './schema';
-export type { FieldOptions, JsonSchema, ValidationIssue } from './schema';
+export type { FieldOptions, JsonSchema, ValidationIssue, DefinitionProblem } from './schema';
 export * from './content/helpers';
 export { toCallToolResult, toReadResourceResult, toGetPromptResult, isContentBlock } from './content/normalize';
 export { UriTemplate, UriTemplateError } from './uri-template';
 
 // Building and running
-export { McpServer, createEngine, type Servable } from './server';
-export { scanObject, buildRegistry, serverInfoOf } from './scanner/scanner';
+export { McpServer, createEngine, definitionWarnings, type Servable } from './server';
+export { scanObject, buildRegistry, serverInfoOf, type BuildRegistryOptions, type DefinitionWarning, type ScannedEntries } from './scanner/scanner';
 export { Registry } from './registry/registry';
 export { EntryList, type ListKind, type Page } from './registry/entry-list';
 export * from './registry/entries';
 export { McpEngine, type EngineOptions, type MethodHandler, type NotificationHandler } from './engine/engine';
-export { Session, CancelledError, shortId, tooManyInFlight, type SessionState } from './engine/session';
+export { Session, CancelledError, tooManyInFlight, type SessionState } from './engine/session';
+export { sessionLogId } from './engine/request-log';
 export {
   DEFAULT_ARGUMENT_LIMITS,
   checkArgumentLimits,

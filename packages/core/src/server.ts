@@ -2,16 +2,20 @@ import type { LoggingLevel } from './protocol/types';
 import { McpEngine, type EngineOptions } from './engine/engine';
 import type { Registry } from './registry/registry';
 import type { Session } from './engine/session';
-import { buildRegistry, serverInfoOf } from './scanner/scanner';
+import { buildRegistry, serverInfoOf, type DefinitionWarning } from './scanner/scanner';
+import { DefinitionError } from './registry/entries';
 
 const engines = new WeakMap<object, McpEngine>();
+const warningsOf = new WeakMap<McpEngine, readonly DefinitionWarning[]>();
 
 /** Anything a transport can serve: an engine, a decorated object, or several composed into one server. */
 export type Servable = McpEngine | object | readonly object[];
 
 /**
  * Builds (once) the engine for a decorated object, or for several objects served as one server
- * (the first one's @Server gives the identity). Scanning errors surface here, at startup.
+ * (the first one's @Server gives the identity). Scanning errors surface here, at startup, and so
+ * do the definition warnings: logged once through the engine's logger, or thrown together as a
+ * DefinitionError with `strictDefinitions`.
  */
 export function createEngine(target: Servable, options: EngineOptions = {}): McpEngine {
   if (target instanceof McpEngine) return target;
@@ -20,14 +24,35 @@ export function createEngine(target: Servable, options: EngineOptions = {}): Mcp
   const primary = objects[0]!;
   const existing = engines.get(primary);
   if (existing) return existing;
-  const engine = new McpEngine(serverInfoOf(objects), buildRegistry(objects), options);
+  const warnings: DefinitionWarning[] = [];
+  const registry = buildRegistry(objects, { onWarning: (warning) => warnings.push(warning) });
+  if (warnings.length > 0 && strictDefinitions(options)) {
+    throw new DefinitionError(
+      `strictDefinitions makes ${warnings.length === 1 ? 'this warning an error' : `these ${warnings.length} warnings errors`}: ${warnings.map((w) => w.message).join('; ')}`,
+    );
+  }
+  const engine = new McpEngine(serverInfoOf(objects), registry, options);
   engines.set(primary, engine);
+  warningsOf.set(engine, Object.freeze(warnings));
+  for (const warning of warnings) engine.logger.warn({ definition: warning.source }, warning.message);
   for (const object of objects) {
     const hooks = object as Partial<McpServer>;
     if (typeof hooks.onRootsListChanged === 'function') engine.onRootsListChanged((session) => hooks.onRootsListChanged!.call(object, session));
     hooks.onServerInit?.call(object);
   }
   return engine;
+}
+
+/** `strictDefinitions`, else MCPX_STRICT_DEFINITIONS (`true` or `1`), so `mcpx serve` can be strict without a flag. */
+function strictDefinitions(options: EngineOptions): boolean {
+  if (options.strictDefinitions !== undefined) return options.strictDefinitions;
+  const env = process.env.MCPX_STRICT_DEFINITIONS?.trim().toLowerCase();
+  return env === 'true' || env === '1';
+}
+
+/** The definition warnings found when the engine was built (what its schemas cannot check). */
+export function definitionWarnings(engine: McpEngine): readonly DefinitionWarning[] {
+  return warningsOf.get(engine) ?? [];
 }
 
 /**

@@ -191,9 +191,51 @@ describe('logging', () => {
     await client.callTool('chatty');
     expect(messagesOf(client)).toEqual([]);
     const debug = lines.find((l) => l.msg === 'debug line');
-    expect(debug).toMatchObject({ level: 20, step: 1 });
+    // The handler's data sits under its own key, apart from the line's fields.
+    expect(debug).toMatchObject({ level: 20, data: { step: 1 } });
+    expect(debug!.step).toBeUndefined();
     expect(typeof debug!.requestId).toBe('number');
-    expect(lines.find((l) => l.msg === 'db down')).toMatchObject({ level: 60, logger: 'db', host: 'h' });
+    expect(lines.find((l) => l.msg === 'info line')).toMatchObject({ level: 30, data: { step: 2, nested: { ok: true } } });
+    expect(lines.find((l) => l.msg === 'notice without data')).not.toHaveProperty('data');
+    expect(lines.find((l) => l.msg === 'db down')).toMatchObject({ level: 60, logger: 'db', data: { host: 'h' } });
+  });
+
+  it("keeps data fields named like the line's own apart from them: one `name` per JSON line", async () => {
+    const chunks: string[] = [];
+    const logger = pino({ name: 'greeter', level: 'info' }, { write: (chunk: string) => void chunks.push(chunk) });
+    class Greeter {
+      @Tool()
+      greet(_input: void, ctx: RequestContext) {
+        ctx.log.info('greeting', { name: 'Ada', level: 'high', msg: 'hi' });
+        return 'hello';
+      }
+    }
+    const client = await connect(new Greeter(), { logger });
+    await client.callTool('greet');
+    const raw = chunks.find((c) => c.includes('"msg":"greeting"'))!;
+    expect(JSON.parse(raw)).toMatchObject({ name: 'greeter', level: 30, msg: 'greeting', data: { name: 'Ada', level: 'high', msg: 'hi' } });
+    // Outside `data`, each of the line's own keys appears once (JSON.parse would silently keep the last of two).
+    const outside = raw.replace('"data":{"name":"Ada","level":"high","msg":"hi"}', '');
+    expect(outside).not.toBe(raw);
+    for (const key of ['name', 'level', 'msg']) expect(outside.split(`"${key}":`)).toHaveLength(2);
+  });
+
+  it('writes an Error passed as data.err as the line\'s err, with its message and stack', async () => {
+    const { logger, lines } = memoryLogger();
+    class Failing {
+      @Tool()
+      fail(_input: void, ctx: RequestContext) {
+        ctx.log.error('lookup failed', { err: new Error('db unreachable'), table: 'notes' });
+        ctx.log.error('bare error', { err: new Error('alone') });
+        return 'logged';
+      }
+    }
+    const client = await connect(new Failing(), { logger });
+    await client.callTool('fail');
+    const line = lines.find((l) => l.msg === 'lookup failed')!;
+    expect(line.err).toMatchObject({ type: 'Error', message: 'db unreachable', stack: expect.stringContaining('db unreachable') });
+    expect(line.data).toEqual({ table: 'notes' });
+    expect(lines.find((l) => l.msg === 'bare error')).not.toHaveProperty('data');
   });
 
   it('broadcasts server-wide lines to every initialized session at its level', async () => {

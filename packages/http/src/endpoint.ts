@@ -11,10 +11,10 @@ import {
   type McpEngine,
   type MessageChannel,
   type ParsedMessage,
-  type Principal,
   missingScopes,
 } from '@mcpx/core';
 import { ownerOf } from './auth/guard';
+import { requestLogger } from './request-logger';
 import { sendChallenge } from './auth/challenge';
 import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } from './http-errors';
@@ -71,14 +71,15 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
 
   if (parsed.kind === 'invalid') return answerJson(reply, parsed.error, http.session.logger);
   if (parsed.kind !== 'request') {
+    request.mcpLogged = true; // the engine logs notifications and responses at debug
     await http.session.receive(parsed, http.outlet);
     return reply.code(202).send();
   }
   if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
   if (overInFlightCap(ctx, http.session.requestsInFlight, parsed.message.id, reply)) return reply;
   return ctx.options.jsonResponse
-    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet, request.principal), http.session.logger)
-    : answerSse(ctx, http, parsed.message, reply, request.principal);
+    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet, request.principal, requestLogger(request)), http.session.logger)
+    : answerSse(ctx, http, parsed.message, request, reply);
 }
 
 /** The session with this id, if it exists and belongs to the request's principal (anyone else: as if it did not exist). */
@@ -126,7 +127,7 @@ async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request
   const http = ctx.sessions.create();
   http.owner = ownerOf(request.principal);
   http.session.principal = request.principal;
-  const response = await http.session.handleRequest(message, http.outlet, request.principal);
+  const response = await http.session.handleRequest(message, http.outlet, request.principal, requestLogger(request));
   if (!response || 'error' in response) ctx.sessions.close(http.id);
   else reply.header(SESSION_HEADER, http.id);
   return answerJson(reply, response, http.session.logger);
@@ -140,14 +141,14 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger
 }
 
 /** Streams a request: priming event, everything the request causes, then its response. */
-async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, reply: FastifyReply, principal?: Principal): Promise<void> {
+async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const stream = http.openRequestStream();
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
   const channel: MessageChannel = ctx.store ? stream : { get open() { return stream.open; }, send: (m) => stream.send(m) };
   let response: JsonRpcMessage | null = null;
   try {
-    response = await http.session.handleRequest(message, channel, principal);
+    response = await http.session.handleRequest(message, channel, request.principal, requestLogger(request));
     if (response) stream.send(response);
   } finally {
     if (response || http.session.state === 'closed' || reply.raw.destroyed) stream.end();
@@ -180,7 +181,7 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
       const header = request.headers['mcp-protocol-version'];
       session.assumeInitialized(typeof header === 'string' ? header : '2025-03-26');
     }
-    if (ctx.options.jsonResponse) return answerJson(reply, await session.handleRequest(parsed.message, NOWHERE), session.logger);
+    if (ctx.options.jsonResponse) return answerJson(reply, await session.handleRequest(parsed.message, NOWHERE, undefined, requestLogger(request)), session.logger);
     // No resumption without sessions: a plain stream, no polling close.
     const connection = openConnection(ctx, reply, { polling: false });
     const channel: MessageChannel = {
@@ -192,7 +193,7 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
         if (data !== undefined) connection.event(undefined, data);
       },
     };
-    const response = await session.handleRequest(parsed.message, channel);
+    const response = await session.handleRequest(parsed.message, channel, undefined, requestLogger(request));
     if (response) channel.send(response);
     connection.close();
     return undefined;

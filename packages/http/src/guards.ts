@@ -6,12 +6,21 @@ import { isSupportedProtocolVersion } from '@mcpx/core';
 const DEFAULT_LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 export interface OriginHostPolicy {
-  origins: Set<string> | '*' | 'loopback';
+  /** `*`: any origin; else the loopback origins (when `allowedOrigins` is not given) and the listed ones. */
+  origins: '*' | { loopback: boolean; listed: Set<string> };
   hosts: { names: Set<string>; withPort: Set<string> };
 }
 
-export function originHostPolicy(allowedOrigins: string[] | undefined, allowedHosts: string[] | undefined): OriginHostPolicy {
-  const origins = allowedOrigins === undefined ? 'loopback' : allowedOrigins.includes('*') ? '*' : new Set(allowedOrigins.map((o) => o.toLowerCase()));
+/** `corsOrigins`: the origins CORS is on for, allowed by the Origin check as well. */
+export function originHostPolicy(
+  allowedOrigins: string[] | undefined,
+  allowedHosts: string[] | undefined,
+  corsOrigins: readonly string[] | '*' = [],
+): OriginHostPolicy {
+  const origins =
+    allowedOrigins?.includes('*') || corsOrigins === '*'
+      ? '*'
+      : { loopback: allowedOrigins === undefined, listed: new Set([...(allowedOrigins ?? []), ...corsOrigins].map((o) => o.toLowerCase())) };
   const names = new Set<string>();
   const withPort = new Set<string>();
   for (const host of (allowedHosts ?? DEFAULT_LOOPBACK_HOSTS).map((h) => h.toLowerCase())) {
@@ -39,7 +48,7 @@ export function checkOrigin(request: FastifyRequest, policy: OriginHostPolicy): 
   const origin = request.headers.origin;
   if (origin === undefined) return undefined;
   if (policy.origins === '*') return undefined;
-  const allowed = policy.origins === 'loopback' ? isLoopbackOrigin(origin) : policy.origins.has(origin.toLowerCase());
+  const allowed = policy.origins.listed.has(origin.toLowerCase()) || (policy.origins.loopback && isLoopbackOrigin(origin));
   return allowed ? undefined : `Forbidden: Origin ${origin} is not allowed`;
 }
 

@@ -8,3 +8,4 @@ export { SseConnection } from './sse';
 export { jwtVerifier, introspectionVerifier, principalFromClaims, InvalidTokenError, type TokenVerifier, type JwtVerifierOptions, type IntrospectionVerifierOptions } from './auth/verifiers';
 export { metadataUrlOf, type AuthOptions } from './auth/options';
 export { registerProtectedResourceMetadata } from './auth/metadata';
+export { resolveCors, normalizeOrigin, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_METHODS, type CorsOptions, type ResolvedCorsOptions } from './cors';

@@ -63,7 +63,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   let endpoint!: McpEndpointHandle;
   await app.register(mcpx, { ...options, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
   registerHealthRoutes(app, endpoint);
-  if (options.auth) registerProtectedResourceMetadata(app, options.auth);
+  if (options.auth) registerProtectedResourceMetadata(app, options.auth, { cors: endpoint.options.cors });
   await app.listen({ host, port });
 
   const address = app.server.address();

@@ -1,4 +1,5 @@
 import type { AuthOptions } from './auth/options';
+import { resolveCors, type CorsOptions, type ResolvedCorsOptions } from './cors';
 import type { Clock, EngineOptions, EventStore } from '@mcpx/core';
 
 /** How the Streamable HTTP endpoint behaves. Every field has a safe default. */
@@ -15,6 +16,11 @@ export interface McpHttpOptions extends EngineOptions {
   enableGetStream?: boolean;
   /** Origins allowed to call (exact, e.g. `https://app.example.com`, or `*`). Default: loopback origins only. */
   allowedOrigins?: string[];
+  /**
+   * CORS for browser clients (default off): the origins whose pages may call and read the answers.
+   * Those origins are allowed by the Origin check as well; every other origin still gets 403.
+   */
+  cors?: CorsOptions;
   /**
    * Host header values allowed on connections that arrived on a loopback address (DNS-rebinding
    * protection): host names, with or without a port. Default: localhost, 127.0.0.1 and [::1].
@@ -51,7 +57,7 @@ export interface McpHttpOptions extends EngineOptions {
   healthRoutes?: boolean;
 }
 
-export type ResolvedHttpOptions = Required<
+export type ResolvedHttpOptions = Omit<McpHttpOptions, 'cors'> & { cors?: ResolvedCorsOptions } & Required<
   Pick<
     McpHttpOptions,
     | 'path'
@@ -67,8 +73,7 @@ export type ResolvedHttpOptions = Required<
     | 'requestLogging'
     | 'healthRoutes'
   >
-> &
-  McpHttpOptions;
+>;
 
 export function resolveOptions(options: McpHttpOptions): ResolvedHttpOptions {
   const path = options.path ?? '/mcp';
@@ -86,6 +91,7 @@ export function resolveOptions(options: McpHttpOptions): ResolvedHttpOptions {
     maxBodyBytes: positive(options.maxBodyBytes, 4 * 1024 * 1024, 'maxBodyBytes'),
     requestLogging: options.requestLogging ?? true,
     healthRoutes: options.healthRoutes ?? false,
+    cors: resolveCors(options.cors),
   };
 }
 

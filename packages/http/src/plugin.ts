@@ -1,7 +1,7 @@
 import { METHODS } from 'node:http';
-import type { Logger } from 'pino';
+import pino from 'pino';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { InMemoryEventStore, createEngine, shortId, type McpEngine, type Servable } from '@mcpx/core';
+import { InMemoryEventStore, createEngine, sessionLogId, type McpEngine, type Servable } from '@mcpx/core';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
 import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
@@ -9,6 +9,8 @@ import { allowedMethods, handleDelete, handleGet, handlePost, type EndpointConte
 import { SessionManager } from './session-manager';
 import { Heartbeats } from './sse';
 import { authenticate } from './auth/guard';
+import { isPino } from './request-logger';
+import { registerCors } from './cors';
 
 export interface McpPluginOptions extends McpHttpOptions {
   /** What to serve: a decorated object, several composed into one server, or an engine. */
@@ -21,6 +23,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The MCP method of a POSTed message, for the request log line. */
     mcpMethod: string | null;
+    /** Whether the engine logged the message this request carried (then the HTTP line is debug). */
+    mcpLogged: boolean;
   }
 }
 
@@ -41,12 +45,13 @@ export interface McpEndpointHandle {
 export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOptions) => {
   const { server, onEndpoint, ...rest } = pluginOptions;
   const options = resolveOptions(rest);
-  // Fastify's logger is pino: the engine logs through the app's own logger unless told otherwise.
-  const engine = createEngine(server, { logger: app.log as unknown as Logger, ...options });
+  // Fastify's logger is pino: the engine logs through the app's own logger unless told otherwise
+  // (an app without a logger has a stand-in that logs nothing; so does the engine then).
+  const engine = createEngine(server, { logger: isPino(app.log) ? app.log : pino({ level: 'silent' }), ...options });
   const store = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
   const onError = (err: unknown) => engine.logger.error({ err }, 'mcp endpoint error');
   const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs, options.clock);
-  const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts);
+  const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts, options.cors?.origins);
   const heartbeats = options.sseHeartbeatMs > 0 ? new Heartbeats(options.sseHeartbeatMs) : undefined;
   const ctx: EndpointContext = { engine, sessions, options, store, heartbeats };
 
@@ -64,6 +69,7 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   };
   onEndpoint?.(handle);
   app.decorateRequest('mcpMethod', null);
+  app.decorateRequest('mcpLogged', false);
   app.addHook('onClose', async () => {
     sessions.closeAll();
     heartbeats?.stop();
@@ -92,6 +98,15 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
       sendHttpError(reply, 403, refused);
       return;
     }
+    done();
+  });
+
+  // CORS (when on) comes next: preflights from its origins are answered here, and its headers go
+  // on every other answer below, refusals included (a page must read a 401's WWW-Authenticate).
+  // Its catch-all OPTIONS route (other paths under the prefix) gets no CORS: those keep their 404.
+  if (options.cors) await registerCors(app, options.cors, (request) => !request.routeOptions.url?.endsWith('*'));
+
+  app.addHook('onRequest', (request, reply, done) => {
     const badVersion = checkProtocolVersion(request);
     if (badVersion) {
       sendHttpError(reply, 400, badVersion);
@@ -112,8 +127,9 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
 
   if (options.requestLogging) {
     app.addHook('onResponse', (request, reply, done) => {
-      // Fastify's logger is pino: skip building the line when info is off.
-      if ((request.log as unknown as Logger).isLevelEnabled('info')) logRequest(request, reply.statusCode, reply.elapsedTime);
+      // A message the engine logged has its own line (its MCP outcome): the HTTP exchange's is debug then.
+      const level = request.mcpLogged ? 'debug' : 'info';
+      if (isPino(request.log) && request.log.isLevelEnabled(level)) logRequest(request, reply.statusCode, reply.elapsedTime, level);
       done();
     });
   }
@@ -124,7 +140,8 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   // No automatic HEAD route: it would run the GET handler (and open a stream no one reads).
   app.get(options.path, { config, exposeHeadRoute: false }, (request, reply) => handleGet(ctx, request, reply));
   app.delete(options.path, { config }, (request, reply) => handleDelete(ctx, request, reply));
-  // Every other method on the endpoint's path: 405 with Allow. (A CORS option would take OPTIONS off this list.)
+  // Every other method on the endpoint's path: 405 with Allow. With CORS on, OPTIONS stays on this
+  // list: a preflight from a CORS origin is answered by the CORS hook before this route's own hook.
   refuseOtherMethods(app, options.path, allowedMethods(options), routableMethods(app).filter((m) => !ENDPOINT_METHODS.has(m)));
 
   if (options.healthRoutes) registerHealthRoutes(app, handle);
@@ -168,20 +185,28 @@ function refuseOtherMethods(app: FastifyInstance, path: string, allow: readonly 
   }
 }
 
-/** One line per HTTP request: what was asked, of which session, and how it ended. */
-export function logRequest(request: FastifyRequest, status: number, durationMs: number): void {
-  const session = sessionIdOf(request);
-  request.log.info(
+function logSessionOf(request: FastifyRequest): string | undefined {
+  const id = sessionIdOf(request);
+  return id === undefined ? undefined : sessionLogId(id);
+}
+
+/**
+ * One line per HTTP exchange: what was asked, of which session, by whom, and how it ended. Info
+ * for the exchanges the engine did not log (GET streams, DELETE, refusals); debug for the others.
+ */
+export function logRequest(request: FastifyRequest, status: number, durationMs: number, level: 'info' | 'debug' = 'info'): void {
+  request.log[level](
     {
       method: request.method,
       // A token sent in the URL is refused, and must not be written to the log either.
       url: request.url.includes('access_token=') ? request.url.replace(/access_token=[^&#]*/g, 'access_token=[redacted]') : request.url,
       mcpMethod: request.mcpMethod ?? undefined,
-      session: session ? shortId(session) : undefined,
+      session: logSessionOf(request),
+      remoteAddress: request.ip,
       status,
-      durationMs: Math.round(durationMs * 10) / 10,
+      durationMs: Math.round(durationMs * 100) / 100,
     },
-    'mcp request',
+    'http request',
   );
 }
 

@@ -28,6 +28,7 @@ describe('the mcpx Fastify plugin inside an existing app', () => {
   let app: ReturnType<typeof makeApp>;
   let base: string;
   let handle: McpEndpointHandle;
+  let sessionId: string | undefined;
   const { lines } = memory;
 
   beforeAll(async () => {
@@ -50,6 +51,7 @@ describe('the mcpx Fastify plugin inside an existing app', () => {
     await client.connect(transport);
     expect(client.getServerVersion()).toEqual({ name: 'mounted', version: '1.0.0' });
     expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
+    sessionId = transport.sessionId;
     const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     expect(result.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(handle.sessions.size).toBe(1);
@@ -65,15 +67,20 @@ describe('the mcpx Fastify plugin inside an existing app', () => {
     expect(bare.status).toBe(404);
   });
 
-  it("logs through the app's logger: one line per request with MCP method and a shortened session id", async () => {
-    const requestLines = lines.filter((l) => l.msg === 'mcp request');
-    const call = requestLines.find((l) => l.mcpMethod === 'tools/call');
-    expect(call).toMatchObject({ method: 'POST', url: '/api/v1/mcp', status: 200 });
-    expect(typeof call!.durationMs).toBe('number');
-    expect(call!.session).toMatch(/^.{8}…$/);
-    // The full session id never reaches the log.
-    const fullIds = lines.filter((l) => JSON.stringify(l).match(/"[A-Za-z0-9_-]{32}"/));
-    expect(fullIds).toEqual([]);
-    expect(lines.some((l) => l.msg === 'session initialized')).toBe(true);
+  it("logs through the app's logger: one info line per MCP request, naming the session by the start of the id the client holds", async () => {
+    const call = lines.filter((l) => l.msg === 'mcp request' && l.mcpMethod === 'tools/call');
+    expect(call).toEqual([expect.objectContaining({ tool: 'echo', outcome: 'result', session: sessionId!.slice(0, 8), remoteAddress: '127.0.0.1' })]);
+    // The line goes through the request's own logger: Fastify's request id ties it to the app's other lines.
+    expect(call[0]!.reqId).toEqual(expect.any(String));
+    expect(typeof call[0]!.durationMs).toBe('number');
+    // The HTTP exchange that carried it is a debug line (this logger is at info): the request is logged once.
+    expect(lines.filter((l) => l.msg === 'http request' && l.mcpMethod === 'tools/call')).toEqual([]);
+    // The DELETE never reached the engine: its HTTP line is the one at info.
+    expect(lines.filter((l) => l.msg === 'http request' && l.method === 'DELETE')).toEqual([
+      expect.objectContaining({ url: '/api/v1/mcp', session: sessionId!.slice(0, 8), status: 200, remoteAddress: '127.0.0.1' }),
+    ]);
+    expect(lines.some((l) => l.msg === 'session initialized' && l.session === sessionId!.slice(0, 8))).toBe(true);
+    // The whole id is a credential: no line carries it.
+    expect(lines.filter((l) => JSON.stringify(l).includes(sessionId!))).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
+#!/usr/bin/env node
 import { serveStdio } from '@mcpx/stdio';
+import { createLogger } from './logger';
 import { AppServer } from './server';
 
-// `node dist/main-stdio.js`: one MCP session on stdin/stdout; logs go to stderr.
-serveStdio(new AppServer());
+// The package's bin: one MCP session on stdin/stdout, as MCP clients start local servers. Logs go to stderr.
+serveStdio(new AppServer(), { logger: createLogger('{{name}}', 'stderr') });

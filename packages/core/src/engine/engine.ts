@@ -31,6 +31,11 @@ export interface EngineOptions {
   logger?: Logger;
   /** The level of the default logger (ignored when `logger` is given). Defaults to MCPX_LOG_LEVEL or info. */
   logLevel?: LevelWithSilent;
+  /**
+   * At debug, every message in and out is logged, secrets redacted, its JSON cut to this many
+   * bytes (default 2048); the line's `bytes` says how long it was.
+   */
+  debugMessageBytes?: number;
   /** Entries per page of every list method. */
   pageSize?: number;
   /**
@@ -59,6 +64,12 @@ export interface EngineOptions {
    * false, lists show everything and only using an entry needs its scopes.
    */
   listOnlyPermitted?: boolean;
+  /**
+   * Makes definition warnings (what an input class's schema cannot check: a union typed property,
+   * `unknown`, an undecorated property...) errors at startup, like the definitions that cannot
+   * work at all. Default: MCPX_STRICT_DEFINITIONS (`true` or `1`), else false (logged once as warnings).
+   */
+  strictDefinitions?: boolean;
 }
 
 const LIST_CHANGED: Record<ListKind, { method: string; capability: 'tools' | 'resources' | 'prompts' }> = {
@@ -79,6 +90,8 @@ export class McpEngine {
   readonly argumentLimits: ResolvedArgumentLimits;
   /** The message budget, resolved; transports check it before parsing. */
   readonly messageLimits: ResolvedMessageLimits;
+  /** How much of each message's JSON a debug line carries. */
+  readonly debugMessageBytes: number;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
   readonly methods: ReadonlyMap<string, MethodHandler> = methodTable;
@@ -108,6 +121,7 @@ export class McpEngine {
     }
     this.argumentLimits = resolveArgumentLimits(options.argumentLimits);
     this.messageLimits = resolveMessageLimits(options.messageLimits);
+    this.debugMessageBytes = positiveInteger(options.debugMessageBytes, 2048, 'debugMessageBytes');
     this.logger =
       options.logger ??
       pino({ name: info.name, level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));

@@ -70,7 +70,16 @@ export class McpLogger {
   }
 }
 
+/**
+ * One line to pino. `data` goes under its own key, `data`, so that its fields cannot collide with
+ * the line's own (pino's `name`, `level`, `msg`, the session's bindings). An Error under `data.err`
+ * is written as the line's `err` instead, where pino's serializer keeps its message and stack.
+ */
 export function writeToPino(logger: Logger, level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
-  if (data === undefined) logger[PINO_METHOD[level]](message);
-  else logger[PINO_METHOD[level]](data, message);
+  const method = PINO_METHOD[level];
+  if (data === undefined) logger[method](message);
+  else if (data.err instanceof Error) {
+    const { err, ...rest } = data;
+    logger[method](Object.keys(rest).length > 0 ? { err, data: rest } : { err }, message);
+  } else logger[method]({ data }, message);
 }

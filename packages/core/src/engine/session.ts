@@ -4,6 +4,7 @@ import { ErrorCode, McpError } from '../protocol/errors';
 import {
   errorResponse,
   resultResponse,
+  type JsonRpcErrorResponse,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -13,9 +14,11 @@ import {
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import type { MessageChannel } from './channel';
 import { RequestContext } from './context';
-import type { McpEngine } from './engine';
+import type { McpEngine, MethodHandler } from './engine';
 import { LazyAbort } from './lazy-abort';
 import { McpLogger } from './mcp-logger';
+import { loggedChannel, logMessage, type MessageLogTarget } from './message-log';
+import { logNotification, logRefused, logRequest, sessionLogId } from './request-log';
 
 export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
 
@@ -36,7 +39,12 @@ export class Session {
   readonly subscriptions = new Set<string>();
   /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
   principal?: Principal;
+  /** The framework's logger for this session's lines (they carry its id as `session`, except in stateless HTTP). */
   readonly logger: Logger;
+  /** Where no request asked for: the transport's outlet, its messages logged at debug. */
+  readonly outlet: MessageChannel;
+  /** The `session` field of the request log: the id the client holds (none in stateless HTTP, where it holds none). */
+  private readonly logId: string | undefined;
   private readonly inFlight = new Map<RequestId, LazyAbort>();
   /** Requests this server sent the client, waiting for its answer. */
   private readonly awaiting = new Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>();
@@ -47,14 +55,17 @@ export class Session {
     readonly engine: McpEngine,
     readonly id: string,
     /** Where messages tied to no request go (list_changed, resources/updated, session-wide logs). */
-    readonly outlet: MessageChannel,
+    outlet: MessageChannel,
     /** Whether anything can reach the client outside its own requests (false for stateless HTTP). */
     readonly unsolicited = true,
     /** The session lives for one request (stateless HTTP): the server cannot ask the client anything. */
     readonly stateless = false,
   ) {
     this.logLevel = engine.options.clientLogLevel;
-    this.logger = engine.logger.child({ session: shortId(id) });
+    this.logId = stateless ? undefined : sessionLogId(id);
+    this.logger = stateless ? engine.logger : engine.logger.child({ session: sessionLogId(id) });
+    // A stateless session's outlet reaches no one: nothing to log there.
+    this.outlet = stateless ? outlet : loggedChannel(outlet, this.messageLog(engine.logger));
   }
 
   get initialized(): boolean {
@@ -90,21 +101,62 @@ export class Session {
       case 'response':
         this.handleResponse(parsed.message);
         return;
-      case 'invalid':
+      case 'invalid': {
+        const logger = this.engine.logger;
+        if (logger.isLevelEnabled('info')) {
+          logRefused(logger, this.logId, parsed.error);
+          if (logger.isLevelEnabled('debug')) logMessage(this.messageLog(logger), 'out', parsed.error);
+        }
         channel.send(parsed.error);
         return;
+      }
     }
   }
 
   /**
    * Runs one request to its response. Resolves to null when the request was cancelled: the
-   * spec says a cancelled request gets no response.
+   * spec says a cancelled request gets no response. `log` is the transport's logger for this
+   * request (a child carrying its own context, such as an HTTP request id): the request's log
+   * line and, at debug, its messages go there; by default, to the engine's logger.
    */
-  async handleRequest(request: JsonRpcRequest, channel: MessageChannel, principal?: Principal): Promise<JsonRpcResponse | null> {
+  async handleRequest(request: JsonRpcRequest, channel: MessageChannel, principal?: Principal, log?: Logger): Promise<JsonRpcResponse | null> {
+    const logger = log ?? this.engine.logger;
+    // Nothing is timed or serialised for the log unless its level is on.
+    const startedAt = logger.isLevelEnabled('info') ? performance.now() : -1;
+    const messages = startedAt >= 0 && logger.isLevelEnabled('debug') ? this.messageLog(logger) : undefined;
+    if (messages) {
+      logMessage(messages, 'in', request);
+      channel = loggedChannel(channel, messages);
+    }
     const { id, method } = request;
-    const params = request.params ?? {};
-    if (this.state === 'closed') return errorResponse(id, ErrorCode.InvalidRequest, 'Session is closed');
     const handler = this.engine.methods.get(method);
+    let response: JsonRpcResponse | null | undefined = this.refusal(id, method, handler);
+    if (!response) {
+      const params = request.params ?? {};
+      const abort = new LazyAbort();
+      this.inFlight.set(id, abort);
+      const meta = params._meta as Record<string, unknown> | undefined;
+      const ctx = new RequestContext(this, id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
+      // The request's own token (it may carry scopes granted since initialize), else the session's.
+      ctx.principal = principal ?? this.principal;
+      try {
+        const result = await handler!(params, ctx);
+        response = abort.aborted ? null : resultResponse(id, result);
+      } catch (err) {
+        response = abort.aborted ? null : this.errorFor(id, method, err);
+      } finally {
+        ctx.done = true;
+        this.inFlight.delete(id);
+      }
+    }
+    if (messages && response) logMessage(messages, 'out', response);
+    if (startedAt >= 0) logRequest(logger, this.logId, request, response, startedAt);
+    return response;
+  }
+
+  /** Why a request is answered with an error before its handler runs, if it is. */
+  private refusal(id: RequestId, method: string, handler: MethodHandler | undefined): JsonRpcErrorResponse | undefined {
+    if (this.state === 'closed') return errorResponse(id, ErrorCode.InvalidRequest, 'Session is closed');
     if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
     if (method !== 'initialize' && method !== 'ping' && !this.initialized) {
       return errorResponse(id, ErrorCode.InvalidRequest, `Session not initialized: send "initialize" before "${method}"`);
@@ -114,26 +166,15 @@ export class Session {
     }
     const cap = this.engine.options.maxRequestsInFlight;
     if (this.inFlight.size >= cap) return errorResponse(id, ErrorCode.LimitExceeded, ...tooManyInFlight(cap));
-    const abort = new LazyAbort();
-    this.inFlight.set(id, abort);
-    const meta = params._meta as Record<string, unknown> | undefined;
-    const ctx = new RequestContext(this, id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
-    // The request's own token (it may carry scopes granted since initialize), else the session's.
-    ctx.principal = principal ?? this.principal;
-    try {
-      const result = await handler(params, ctx);
-      if (abort.aborted) return null;
-      return resultResponse(id, result);
-    } catch (err) {
-      if (abort.aborted) return null;
-      return this.errorFor(id, method, err);
-    } finally {
-      ctx.done = true;
-      this.inFlight.delete(id);
-    }
+    return undefined;
   }
 
   handleNotification(notification: JsonRpcNotification): void {
+    const logger = this.engine.logger;
+    if (logger.isLevelEnabled('debug')) {
+      logMessage(this.messageLog(logger), 'in', notification);
+      logNotification(logger, this.logId, notification);
+    }
     const params = notification.params ?? {};
     switch (notification.method) {
       case 'notifications/initialized':
@@ -155,6 +196,7 @@ export class Session {
 
   /** A client's answer to a request this server sent: settles the waiting call. */
   handleResponse(response: JsonRpcResponse): void {
+    if (this.engine.logger.isLevelEnabled('debug')) logMessage(this.messageLog(this.engine.logger), 'in', response);
     const waiting = response.id === undefined ? undefined : this.awaiting.get(response.id);
     if (!waiting) {
       this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
@@ -236,6 +278,11 @@ export class Session {
     return this.inFlight.size;
   }
 
+  /** Where this session's messages are logged at debug: `logger` (one without the session's binding), naming the session. */
+  private messageLog(logger: Logger): MessageLogTarget {
+    return { logger, session: this.logId, maxBytes: this.engine.debugMessageBytes };
+  }
+
   private errorFor(id: RequestId, method: string, err: unknown): JsonRpcResponse {
     if (err instanceof McpError) return errorResponse(id, err.code, err.message, err.data);
     // Anything else is our fault or the handler's: the details go to the log, never to the client.
@@ -258,9 +305,4 @@ export class CancelledError extends Error {
     super(reason ? `Request cancelled: ${reason}` : 'Request cancelled');
     this.name = 'CancelledError';
   }
-}
-
-/** Session ids are secrets on HTTP: logs carry only a prefix. */
-export function shortId(id: string): string {
-  return id.length > 8 ? `${id.slice(0, 8)}…` : id;
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { DefinitionError } from '../registry/entries';
 import { ENTRIES_KEY, SERVER_KEY } from './keys';
 import type {
   CompleteOptions,
@@ -17,8 +18,36 @@ export type DeclaredEntry =
   | { kind: 'prompt'; method: string; options: PromptOptions }
   | { kind: 'complete'; method: string; options: CompleteOptions };
 
+const DECORATOR_NAMES: Record<DeclaredEntry['kind'], string> = {
+  tool: 'Tool',
+  resource: 'Resource',
+  template: 'ResourceTemplate',
+  prompt: 'Prompt',
+  complete: 'Complete',
+};
+
+/**
+ * A standard (TC39) decorator is called with `(value, context)`, where `context.kind` says what it
+ * decorates; TypeScript uses them when `experimentalDecorators` is off. mcpx's decorators (and
+ * class-validator's) are the experimental ones, called with `(prototype, name, descriptor)`.
+ */
+export function isStandardDecoratorContext(value: unknown): value is { kind: string; name?: string | symbol } {
+  return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string' && 'name' in value;
+}
+
+/** The error for a decorator applied as a standard decorator: names the flag that fixes it. */
+export function standardDecoratorError(decorator: string, context: { kind: string; name?: string | symbol }): DefinitionError {
+  const what = `${context.kind} ${typeof context.name === 'string' ? context.name : String(context.name ?? '(anonymous)')}`;
+  return new DefinitionError(
+    `@${decorator} on ${what} was applied as a standard (TC39) decorator, which mcpx does not support: ` +
+      `set "experimentalDecorators": true and "emitDecoratorMetadata": true in the compilerOptions of tsconfig.json ` +
+      `(without them TypeScript, tsx and esbuild compile standard decorators; tsc reports TS1240, TS1241 or TS1270 at mcpx's and class-validator's decorators)`,
+  );
+}
+
 function declare(entry: DeclaredEntry['kind'], options: unknown): MethodDecorator {
   return (target, propertyKey) => {
+    if (isStandardDecoratorContext(propertyKey)) throw standardDecoratorError(DECORATOR_NAMES[entry], propertyKey);
     if (typeof propertyKey !== 'string') {
       throw new TypeError(`mcpx: @${entry} needs a string method name, got ${String(propertyKey)}`);
     }
@@ -30,7 +59,8 @@ function declare(entry: DeclaredEntry['kind'], options: unknown): MethodDecorato
 
 /** Marks a class as an MCP server and gives its identity (serverInfo) and instructions. */
 export function Server(options: ServerOptions): ClassDecorator {
-  return (target) => {
+  return (target, ...rest: unknown[]) => {
+    if (isStandardDecoratorContext(rest[0])) throw standardDecoratorError('Server', rest[0]);
     Reflect.defineMetadata(SERVER_KEY, options, target);
   };
 }

@@ -15,13 +15,31 @@ import {
 } from '../registry/entries';
 import type { EntryList } from '../registry/entry-list';
 import { Registry } from '../registry/registry';
+import { inputClassProblems } from '../schema/class-checks';
 
-/** What one decorated object yields: its entries, ready for a registry. */
+/** What one decorated object yields: its entries, ready for a registry, and what their schemas cannot check. */
 export interface ScannedEntries {
   tools: ToolEntry[];
   resources: ResourceEntry[];
   templates: TemplateEntry[];
   prompts: PromptEntry[];
+  warnings: DefinitionWarning[];
+}
+
+/**
+ * Something an input class's schema cannot check, though calls can still succeed (a union typed
+ * property accepts any value, say). Logged once at startup; `strictDefinitions` makes it an error.
+ */
+export interface DefinitionWarning {
+  /** Where the entry was declared, `NotesServer.search`. */
+  source: string;
+  /** The whole message: the source, the class and property, what is lost and the way out. */
+  message: string;
+}
+
+export interface BuildRegistryOptions {
+  /** Hears each warning once (a class used by several tools is reported at its first). */
+  onWarning?: (warning: DefinitionWarning) => void;
 }
 
 /** Design types that say nothing about an input's shape. */
@@ -72,7 +90,7 @@ export function scanObject(instance: object): ScannedEntries {
     completerSources.set(target, sources);
   }
 
-  const out: ScannedEntries = { tools: [], resources: [], templates: [], prompts: [] };
+  const out: ScannedEntries = { tools: [], resources: [], templates: [], prompts: [], warnings: [] };
   for (const [key, { decl, owner }] of byName) {
     const source = `${className(owner)}.${decl.method}`;
     const handler = bindMethod(instance, decl.method, owner);
@@ -80,6 +98,7 @@ export function scanObject(instance: object): ScannedEntries {
       case 'tool': {
         const o = decl.options;
         const input = o.input ?? (o.inputSchema ? undefined : inputClassOf(owner, decl.method, source, 'tool'));
+        if (input) checkInputClass(input, source, out.warnings);
         out.tools.push(buildToolEntry({ ...o, name: o.name ?? decl.method, input, handler, source }));
         break;
       }
@@ -99,6 +118,7 @@ export function scanObject(instance: object): ScannedEntries {
       case 'prompt': {
         const o = decl.options;
         const input = o.input ?? (o.arguments ? undefined : inputClassOf(owner, decl.method, source, 'prompt'));
+        if (input) checkInputClass(input, source, out.warnings);
         const complete = bindCompleters(instance, o.complete);
         const spec = { ...o, name: o.name ?? decl.method, input, complete, handler, source };
         const entry = buildPromptEntry(spec);
@@ -112,9 +132,21 @@ export function scanObject(instance: object): ScannedEntries {
   return out;
 }
 
+/**
+ * Errors in an input class (no call can succeed as intended) are thrown as one DefinitionError
+ * naming the entry; warnings (the schema only loses checking) are collected.
+ */
+function checkInputClass(input: Function, source: string, warnings: DefinitionWarning[]): void {
+  const problems = inputClassProblems(input);
+  const errors = problems.filter((p) => p.severity === 'error');
+  if (errors.length > 0) throw new DefinitionError(`${source}: ${errors.map((e) => e.message).join('; ')}`);
+  for (const p of problems) warnings.push({ source, message: `${source}: ${p.message}` });
+}
+
 /** Builds one registry from several decorated objects; names must be unique across all of them. */
-export function buildRegistry(instances: readonly object[]): Registry {
+export function buildRegistry(instances: readonly object[], options: BuildRegistryOptions = {}): Registry {
   const registry = new Registry();
+  const warned = new Set<string>();
   const origin = new Map<string, string>();
   const add = <T extends { source: string }>(list: EntryList<T>, entry: T, key: string, what: string) => {
     const other = origin.get(`${list.kind}:${key}`);
@@ -124,6 +156,13 @@ export function buildRegistry(instances: readonly object[]): Registry {
   };
   for (const instance of instances) {
     const scanned = scanObject(instance);
+    for (const warning of scanned.warnings) {
+      // The same input class behind several tools is one thing to fix: said once.
+      const what = warning.message.slice(warning.source.length);
+      if (warned.has(what)) continue;
+      warned.add(what);
+      options.onWarning?.(warning);
+    }
     for (const e of scanned.tools) add(registry.tools, e, e.definition.name, 'tool name');
     for (const e of scanned.resources) add(registry.resources, e, e.definition.uri, 'resource URI');
     for (const e of scanned.templates) add(registry.templates, e, e.definition.uriTemplate, 'URI template');
@@ -193,8 +232,16 @@ function inputClassOf(owner: object, method: string, source: string, what: 'tool
   const first = types?.[0];
   if (types === undefined) {
     if (fn.length === 0) return undefined;
+    // TypeScript emits design:paramtypes for every decorated method when emitDecoratorMetadata is
+    // on; its absence on a method that takes a parameter means the compiler dropped it. That
+    // option cannot be read at run time: the compiler that ran is what can be told.
+    const decorator = what === 'tool' ? '@Tool' : '@Prompt';
     throw new DefinitionError(
-      `${source}: cannot determine the ${what}'s input type: no design types were emitted (enable emitDecoratorMetadata) — give the class as "input"`,
+      `${source}: cannot tell the ${what}'s input class, because this code was compiled without decorator metadata ` +
+        `(the method takes a parameter but has no design:paramtypes). tsx and esbuild never emit it, nor does vitest 3 or older ` +
+        `(esbuild), even when tsconfig.json sets emitDecoratorMetadata. Either compile with tsc, ts-node, swc ` +
+        `(jsc.transform.decoratorMetadata: true) or vitest 4 with emitDecoratorMetadata on, or name the class: ` +
+        `${decorator}({ input: ${what === 'tool' ? 'InputClass' : 'ArgumentsClass'} }) (docs/toolchains.md)`,
     );
   }
   if (types.length === 0 || first === undefined) return undefined;

@@ -8,7 +8,56 @@ import { deepFreeze, type JsonSchema } from './json-schema';
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 type RuleMapper = (schema: JsonSchema, constraints: unknown[]) => void;
 
+/**
+ * What validation does to one property beyond class-validator: a `date` arrives as an ISO 8601
+ * date-time string and becomes a Date; a `set` (array) and a `map` (object) are checked for their
+ * JSON type before class-transformer's `@Type(() => Set | Map)` converts them; a `nested` value
+ * holds instances of `cls`. `each` means the array's elements.
+ */
+export type PropertyShape =
+  | { kind: 'date'; each: boolean }
+  | { kind: 'set' }
+  | { kind: 'map' }
+  | { kind: 'nested'; each: boolean; cls: Function };
+
+/**
+ * Something a class's schema cannot express. `error`: a call can never succeed as intended (so
+ * it is refused at startup); `warning`: the schema only loses checking. `message` names the class
+ * and the property and says the way out.
+ */
+export interface DefinitionProblem {
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+/** What the builder learned about one class: its special properties and its problems. */
+interface ClassInfo {
+  shapes: Map<string, PropertyShape>;
+  problems: DefinitionProblem[];
+}
+
 const cache = new WeakMap<Function, JsonSchema>();
+const infos = new WeakMap<Function, ClassInfo>();
+
+/** The properties of `cls` that validation converts or descends into (see PropertyShape). */
+export function classShapes(cls: Function): ReadonlyMap<string, PropertyShape> {
+  return classInfo(cls).shapes;
+}
+
+/** What the schema of `cls` itself cannot express (nested classes are reported on their own). */
+export function classProblems(cls: Function): readonly DefinitionProblem[] {
+  return classInfo(cls).problems;
+}
+
+function classInfo(cls: Function): ClassInfo {
+  let info = infos.get(cls);
+  if (!info) {
+    // Building any schema that holds the class records it; a class seen only as a root is built here.
+    classToJsonSchema(cls);
+    info = infos.get(cls) ?? new SchemaBuilder(cls).info(cls);
+  }
+  return info;
+}
 
 /**
  * JSON Schema (draft 2020-12, self-contained) for a class decorated with class-validator rules.
@@ -36,6 +85,12 @@ class SchemaBuilder {
     const schema = this.objectSchema(this.root);
     if (Object.keys(this.defs).length > 0) schema.$defs = this.defs;
     return schema;
+  }
+
+  /** Builds the class's schema only for what it records (its shapes and problems). */
+  info(cls: Function): ClassInfo {
+    this.objectSchema(cls);
+    return infos.get(cls)!;
   }
 
   private ref(cls: Function): JsonSchema {
@@ -70,12 +125,14 @@ class SchemaBuilder {
 
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
+    const info: ClassInfo = { shapes: new Map(), problems: [] };
     for (const [property, rules] of byProperty) {
-      properties[property] = this.propertySchema(cls, property, rules);
+      properties[property] = this.propertySchema(cls, property, rules, info);
       // @IsOptional / @ValidateIf skip every rule of the property when absent, even @IsDefined
       // (class-validator 0.15 checks conditions first); all other properties are required.
       if (!rules.some((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION)) required.push(property);
     }
+    if (!infos.has(cls)) infos.set(cls, info);
     return {
       type: 'object',
       properties,
@@ -84,7 +141,7 @@ class SchemaBuilder {
     };
   }
 
-  private propertySchema(cls: Function, property: string, rules: ValidationMetadata[]): JsonSchema {
+  private propertySchema(cls: Function, property: string, rules: ValidationMetadata[], info: ClassInfo): JsonSchema {
     let own: JsonSchema = {};
     let items: JsonSchema = {}; // rules declared with `each: true` describe the array elements
     let notEmpty = false;
@@ -104,15 +161,72 @@ class SchemaBuilder {
       }
     }
 
+    const where = `${cls.name || '(anonymous class)'}.${property}`;
+    const problemsBefore = info.problems.length;
+    const field = getFieldOptions(cls, property);
     const designType: unknown = Reflect.getMetadata('design:type', cls.prototype, property);
+    const declaredType = transformerType(cls, property);
+    const collection = designType === Set || declaredType === Set ? 'set' : designType === Map || declaredType === Map ? 'map' : undefined;
+    if (collection === 'map') {
+      own.type = 'object';
+      // @IsString({ each: true }) on a Map checks its values
+      if (Object.keys(items).length > 0) own.additionalProperties = typeFirst(items);
+      items = {};
+    }
     const isArray =
-      own.type === 'array' || designType === Array || nestedEach || Object.keys(items).length > 0 || notEmptyEach;
+      own.type === 'array' || designType === Array || collection === 'set' || nestedEach || Object.keys(items).length > 0 || notEmptyEach;
+
+    // A Date travels as an ISO 8601 date-time string; validation turns it into a Date (classShapes).
+    const isDate = designType === Date || declaredType === Date || rules.some((m) => m.name === 'isDate');
+    if (isDate) {
+      const target = isArray ? items : own;
+      target.type = 'string';
+      target.format = 'date-time';
+      info.shapes.set(property, { kind: 'date', each: isArray });
+    }
 
     if (nested) {
       const nestedClass = resolveNestedClass(cls, property, designType);
       const target = nestedClass ? this.ref(nestedClass) : { type: 'object' };
       if (isArray) items = { ...target, ...items };
       else own = { ...target, ...own };
+      if (nestedClass) info.shapes.set(property, { kind: 'nested', each: isArray, cls: nestedClass });
+      else {
+        info.problems.push({
+          severity: 'error',
+          message:
+            `${where}: @ValidateNested() cannot tell the class of ${isArray ? 'its elements' : 'its value'} ` +
+            `(${
+              isArray
+                ? 'the element type of an array is not reflected'
+                : designType === undefined
+                  ? 'no design type was emitted: this code was compiled without decorator metadata'
+                  : `its type is reflected as ${typeName(designType)}`
+            }), ` +
+            `so class-validator refuses every value as "an unknown value": add @Type(() => ${isArray ? 'ItemClass' : 'ValueClass'}) from class-transformer`,
+        });
+      }
+    }
+
+    if (collection) {
+      info.shapes.set(property, { kind: collection });
+      const ctor = collection === 'set' ? 'Set' : 'Map';
+      if (declaredType !== (collection === 'set' ? Set : Map)) {
+        info.problems.push({
+          severity: 'error',
+          message:
+            `${where}: a ${ctor} cannot travel as JSON, and without @Type(() => ${ctor}) the method would get a plain ${collection === 'set' ? 'array' : 'object'}, not a ${ctor}: ` +
+            `add @Type(() => ${ctor}) from class-transformer, or type it as ${collection === 'set' ? 'an array' : 'Record<string, T>'}`,
+        });
+      }
+    }
+
+    if (designType === Function || designType === Symbol || designType === BigInt) {
+      const what = designType === Function ? 'a function' : designType === Symbol ? 'a symbol' : 'a bigint';
+      info.problems.push({
+        severity: 'error',
+        message: `${where}: its type is ${what}, which JSON arguments cannot carry, so no call can give it: remove it from the input class, or type it as a string or number and convert it in the method`,
+      });
     }
 
     // Without a type rule fall back to the TS type, so `@Field() name!: string` still says string.
@@ -129,7 +243,45 @@ class SchemaBuilder {
       schema = { ...own, type: 'array' };
       if (Object.keys(items).length > 0) schema.items = typeFirst(items);
     }
-    return annotate(typeFirst(schema), getFieldOptions(cls, property));
+    if (Object.keys(schema).length === 0 && field?.schema === undefined && info.problems.length === problemsBefore) {
+      info.problems.push({ severity: 'warning', message: `${where}: ${unconstrained(designType)}` });
+    }
+    return annotate(typeFirst(schema), field);
+  }
+}
+
+/** Why a property's schema came out empty (so any JSON value passes), and the way out. */
+function unconstrained(designType: unknown): string {
+  const wayOut =
+    'add a rule that says what it holds (@IsString(), @IsIn([...]), @IsObject(), @ValidateNested() with @Type(() => SomeClass)), ' +
+    'or describe it with @Field({ schema: {...} }) (@Field({ schema: {} }) accepts any JSON value on purpose)';
+  let why: string;
+  if (designType === undefined) {
+    why = 'no design type was emitted for it (this code was compiled without decorator metadata)';
+  } else if (designType === Object) {
+    why = 'its TypeScript type is reflected as Object (a union of different types, unknown, any, an interface or an object type)';
+  } else if (typeof designType === 'function' && !BUILTIN_TYPES.has(designType)) {
+    why = `it is typed as class ${typeName(designType)} without @ValidateNested(), so its properties are not checked and the method gets a plain object`;
+    return `the schema accepts any JSON value here: ${why}: add @ValidateNested() and @Type(() => ${typeName(designType)}), or describe it with @Field({ schema: {...} })`;
+  } else {
+    why = `its type ${typeName(designType)} has no JSON Schema mapping`;
+  }
+  return `the schema accepts any JSON value here: ${why}: ${wayOut}`;
+}
+
+function typeName(type: unknown): string {
+  return typeof type === 'function' ? type.name || 'an anonymous class' : String(type);
+}
+
+/** The type a class-transformer `@Type(() => X)` names, if it can be called without arguments. */
+function transformerType(cls: Function, property: string): Function | undefined {
+  const typeMeta = transformerStorage.findTypeMetadata(cls, property);
+  if (!typeMeta) return undefined;
+  try {
+    const t = typeMeta.typeFunction();
+    return typeof t === 'function' ? t : undefined;
+  } catch {
+    return undefined; // a @Type function that needs its runtime arguments
   }
 }
 
@@ -144,15 +296,8 @@ const BUILTIN_TYPES = new Set<unknown>([Object, Array, String, Number, Boolean, 
 
 /** The class of a @ValidateNested property: class-transformer's @Type, else the TS design type. */
 function resolveNestedClass(cls: Function, property: string, designType: unknown): Function | undefined {
-  const typeMeta = transformerStorage.findTypeMetadata(cls, property);
-  if (typeMeta) {
-    try {
-      const t = typeMeta.typeFunction();
-      if (typeof t === 'function' && !BUILTIN_TYPES.has(t)) return t;
-    } catch {
-      // a @Type function that needs its runtime arguments: fall through to design:type
-    }
-  }
+  const t = transformerType(cls, property);
+  if (t && !BUILTIN_TYPES.has(t)) return t;
   return typeof designType === 'function' && !BUILTIN_TYPES.has(designType) ? designType : undefined;
 }
 
@@ -289,6 +434,8 @@ const RULES: Record<string, RuleMapper> = {
   isDateString: format('date-time'),
   isIso8601: format('date-time'),
   isRFC3339: format('date-time'),
+  // A Date property: validation turns the ISO 8601 string into a Date before this rule runs.
+  isDate: format('date-time'),
   isIp: typed('string', (s, [version]) => {
     const v = String(version ?? '');
     if (v === '4' || v === '6') s.format = `ipv${v}`;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
-import { classToJsonSchema } from './class-schema';
+import { classShapes, classToJsonSchema } from './class-schema';
 import { joinPath, type JsonSchema, type ValidationIssue } from './json-schema';
 
 export type { ValidationIssue } from './json-schema';
@@ -22,16 +22,108 @@ const OUTPUT_OPTIONS: ValidatorOptions = { whitelist: true, forbidUnknownValues:
 export async function validateInput<T extends object>(cls: new () => T, plain: unknown, unknownProperties: 'refuse' | 'drop' = 'refuse'): Promise<ValidationResult<T>> {
   let value: unknown = plain === undefined ? {} : plain;
   let unknown: ValidationIssue[] = [];
+  const revived: Revived = { issues: [], replaced: new Set(), dateArrays: new Set() };
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const schema = classToJsonSchema(cls);
     // Either way the copy checked below is without them; refusing, they are reported with the other issues.
     const screened = screenUnknown(schema, value, schema);
     value = screened.value;
     if (unknownProperties === 'refuse') unknown = screened.issues;
+    value = revive(cls, value, '', revived);
   }
-  const result = await run(cls, value, INPUT_OPTIONS, 'arguments');
-  if (unknown.length === 0) return result;
-  return fail(result.ok ? unknown : [...result.issues, ...unknown]);
+  const result = await run(cls, value, INPUT_OPTIONS, 'arguments', revived);
+  const own = [...revived.issues, ...unknown];
+  if (own.length === 0) return result;
+  return fail(result.ok ? own : [...result.issues, ...own]);
+}
+
+/** What reviving found: its issues, the paths they replace, and the arrays of dates among them. */
+interface Revived {
+  issues: ValidationIssue[];
+  /** Paths whose other issues (class-validator's, "is required") say the same thing less clearly. */
+  replaced: Set<string>;
+  /** Arrays with a bad date: class-validator's `@IsDate({ each: true })` reports them at the array. */
+  dateArrays: Set<string>;
+}
+
+/**
+ * Turns JSON into what the class declares where class-transformer would not (from copies: the
+ * arguments are not ours to change): ISO 8601 date-time strings become Dates, and a Set or Map
+ * property (converted by its `@Type`) must be an array or an object. Follows nested classes.
+ */
+function revive(cls: Function, value: unknown, path: string, out: Revived): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const shapes = classShapes(cls);
+  if (shapes.size === 0) return value;
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const [name, shape] of shapes) {
+    const v = Object.hasOwn(record, name) ? record[name] : undefined;
+    if (v === undefined || v === null) continue; // absent: "is required" or @IsOptional decide
+    const at = joinPath(path, name);
+    let next: unknown = v;
+    if (shape.kind === 'date') {
+      if (shape.each && Array.isArray(v)) {
+        next = v.map((item, i) => {
+          const date = toDate(item);
+          if (date) return date;
+          out.issues.push({ path: joinPath(at, i, true), message: `${name}[${i}] ${DATE_EXPECTED}` });
+          out.replaced.add(joinPath(at, i, true));
+          out.dateArrays.add(at);
+          return item;
+        });
+      } else if (!shape.each) {
+        const date = toDate(v);
+        if (date) next = date;
+        else {
+          out.issues.push({ path: at, message: `${name} ${DATE_EXPECTED}` });
+          out.replaced.add(at);
+        }
+      }
+    } else if (shape.kind === 'set' || shape.kind === 'map') {
+      const ok = shape.kind === 'set' ? Array.isArray(v) : typeof v === 'object' && !Array.isArray(v);
+      if (!ok) {
+        out.issues.push({ path: at, message: `${name} must be ${shape.kind === 'set' ? 'an array' : 'an object'}` });
+        out.replaced.add(at);
+        // Not handed to class-transformer, which would make a Set of a string's characters.
+        next = undefined;
+      }
+    } else if (shape.each) {
+      if (Array.isArray(v)) {
+        const items = v.map((item, i) => revive(shape.cls, item, joinPath(at, i, true), out));
+        if (items.some((item, i) => item !== v[i])) next = items;
+      }
+    } else {
+      next = revive(shape.cls, v, at, out);
+    }
+    if (next !== v) {
+      copy ??= { ...record };
+      if (next === undefined) delete copy[name];
+      else copy[name] = next;
+    }
+  }
+  return copy ?? value;
+}
+
+const DATE_EXPECTED = 'must be an ISO 8601 date-time string with a time zone, such as 2024-05-01T09:30:00Z';
+
+// RFC 3339's date-time: the ISO 8601 profile that JSON Schema's "date-time" format names.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** The Date a date-time string names, or undefined (wrong type, wrong form, or no such day or time). */
+function toDate(value: unknown): Date | undefined {
+  if (typeof value !== 'string') return undefined;
+  const m = DATE_TIME.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const offsetHour = m[8] === undefined ? 0 : Number(m[8]);
+  const offsetMinute = m[9] === undefined ? 0 : Number(m[9]);
+  // Date would roll 2024-02-30 over to March 1 instead of refusing it.
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHour > 23 || offsetMinute > 59) return undefined;
+  const date = new Date(value.toUpperCase());
+  return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
 /**
@@ -91,6 +183,7 @@ async function run<T extends object>(
   plain: unknown,
   options: ValidatorOptions,
   what: string,
+  revived?: Revived,
 ): Promise<ValidationResult<T>> {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return fail([{ path: '', message: `${what} must be an object, got ${describe(plain)}` }]);
@@ -103,14 +196,26 @@ async function run<T extends object>(
     return { ok: true, value: new cls() };
   }
   const instance = plainToInstance(cls, plain);
-  const issues = flatten(await validate(instance, options));
+  const found = flatten(await validate(instance, options));
   // class-validator accepts an absent property unless one of its rules rejects undefined
-  // (a bare @ValidateNested or @Field does not); the schema says it is required, so check that too.
+  // (a bare @ValidateNested or @Field does not), and when a rule does reject it, it says so in
+  // the rule's words ("must not be greater than 5"). A missing property gets exactly "is required".
   const schema = classToJsonSchema(cls);
-  for (const missing of missingRequired(schema, instance, schema)) {
-    if (!issues.some((issue) => issue.path === missing.path)) issues.push(missing);
+  const replaced = new Set(revived?.replaced);
+  const missing = missingRequired(schema, instance, schema).filter((issue) => !replaced.has(issue.path));
+  for (const issue of missing) replaced.add(issue.path);
+  // The path itself or one of its ancestors (`a.b[2]` → `a.b`, `a`): cost by depth, not by issue count.
+  const covered = (path: string) => {
+    for (let p = path; p !== ''; p = parentPath(p)) if (replaced.has(p)) return true;
+    return false;
+  };
+  const issues: ValidationIssue[] = [...missing];
+  for (const { rule, ...issue } of found) {
+    if (covered(issue.path)) continue;
+    if (rule === 'isDate' && revived?.dateArrays.has(issue.path)) continue;
+    issues.push(issue);
   }
-  return issues.length > 0 ? fail(issues) : { ok: true, value: instance };
+  return issues.length > 0 || (revived?.issues.length ?? 0) > 0 ? fail(issues) : { ok: true, value: instance };
 }
 
 /** Whether class-validator has rules for the class (asked once per class: the lookup walks all metadata). */
@@ -152,6 +257,12 @@ function missingRequired(
   return out;
 }
 
+/** `a.b[2]` → `a.b`, `a.b` → `a`, `a` → ''. */
+function parentPath(path: string): string {
+  const cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
+  return cut < 0 ? '' : path.slice(0, cut);
+}
+
 function fail(issues: ValidationIssue[]): { ok: false; issues: ValidationIssue[] } {
   return { ok: false, issues };
 }
@@ -161,12 +272,12 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? 'array' : typeof value;
 }
 
-/** Flattens class-validator's error tree: one issue per failed constraint, with a dotted/indexed path. */
-function flatten(errors: ValidationError[], parent = '', parentIsArray = false, out: ValidationIssue[] = []) {
+/** Flattens class-validator's error tree: one issue per failed constraint (named by `rule`), with a dotted/indexed path. */
+function flatten(errors: ValidationError[], parent = '', parentIsArray = false, out: (ValidationIssue & { rule: string })[] = []) {
   for (const error of errors) {
     // "unknown value" errors carry no property: they belong to the parent itself.
     const path = error.property === undefined ? parent : joinPath(parent, error.property, parentIsArray);
-    for (const message of Object.values(error.constraints ?? {})) out.push({ path, message });
+    for (const [rule, message] of Object.entries(error.constraints ?? {})) out.push({ path, message, rule });
     if (error.children?.length) flatten(error.children, path, Array.isArray(error.value), out);
   }
   return out;

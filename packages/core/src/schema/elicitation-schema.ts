@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
-import { classToJsonSchema } from './class-schema';
+import { classShapes, classToJsonSchema } from './class-schema';
 import type { ValidationResult } from './class-validation';
 import { getFieldOptions } from './field';
 import { compileJsonSchema } from './json-schema-validation';
@@ -121,7 +121,7 @@ function build(cls: Function): ElicitationSchema {
   const rules = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
   for (const [name, source] of Object.entries((json.properties ?? {}) as Record<string, JsonSchema>)) {
     const converted =
-      typeConflict(rules.filter((m) => m.propertyName === name)) ?? convertProperty(source, getFieldOptions(cls, name)?.enumTitles);
+      dateProperty(cls, name) ?? typeConflict(rules.filter((m) => m.propertyName === name)) ?? convertProperty(source, getFieldOptions(cls, name)?.enumTitles);
     // The derived field is checked like a hand-written one (defaults, bounds, option lists).
     const reasons = typeof converted === 'string' ? [converted] : checkProperty(converted);
     if (reasons.length > 0) problems.push(...reasons.map((reason) => ({ property: name, reason })));
@@ -134,6 +134,15 @@ function build(cls: Function): ElicitationSchema {
 }
 
 // ---- class schema property → form field ----
+
+/**
+ * A Date property lists as a date-time string, but a form answer is checked as it arrives
+ * (strings), not revived into Dates as tool arguments are: it would never pass.
+ */
+function dateProperty(cls: Function, name: string): string | undefined {
+  if (classShapes(cls).get(name)?.kind !== 'date') return undefined;
+  return 'is a Date, which a form answer cannot be (it arrives as a string); make it a string with @IsDateString() (format date-time) and convert it with new Date(...)';
+}
 
 type RuleMetadata = { name?: string; each?: boolean };
 

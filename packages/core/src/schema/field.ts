@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Allow } from 'class-validator';
+import { isStandardDecoratorContext, standardDecoratorError } from '../metadata/decorators';
 
 /** Schema annotations for one input/output property. */
 export interface FieldOptions {
@@ -30,6 +31,7 @@ const FIELD_KEY = Symbol('mcpx:field');
 export function Field(options: FieldOptions = {}): PropertyDecorator {
   const allow = Allow();
   return (target, propertyKey) => {
+    if (isStandardDecoratorContext(propertyKey)) throw standardDecoratorError('Field', propertyKey);
     Reflect.defineMetadata(FIELD_KEY, { ...options }, target, propertyKey);
     allow(target, propertyKey);
   };

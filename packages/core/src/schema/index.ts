@@ -1,6 +1,7 @@
 export { Field, getFieldOptions, type FieldOptions } from './field';
 export { type JsonSchema, type ValidationIssue } from './json-schema';
-export { classToJsonSchema } from './class-schema';
+export { classToJsonSchema, type DefinitionProblem } from './class-schema';
+export { inputClassProblems } from './class-checks';
 export { validateInput, validateOutput, formatIssues, type ValidationResult } from './class-validation';
 export { compileJsonSchema, type JsonSchemaValidator } from './json-schema-validation';
 export {

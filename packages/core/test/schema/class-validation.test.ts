@@ -44,10 +44,9 @@ describe('validateInput', () => {
     expect(result.value.note).toEqual({ any: 'thing' });
   });
 
-  it('reports missing required properties', async () => {
-    const issues = await issuesOf({ address: { city: 'x' } });
-    expect(issues.map((i) => i.path)).toEqual(['name', 'name']);
-    expect(issues.map((i) => i.message)).toContain('name must be a string');
+  it('reports a missing required property as missing, not with the messages of its rules', async () => {
+    // class-validator alone says "name must be a string" and "name must be longer than or equal to 1 characters".
+    expect(await issuesOf({ address: { city: 'x' } })).toEqual([{ path: 'name', message: 'name is required' }]);
   });
 
   it('reports wrong types', async () => {

@@ -469,7 +469,7 @@ describe('toElicitationSchema: properties a form cannot show', () => {
     ['a number with a pattern given through @Field', PatternField, /is a number but also has pattern, which belong to another type/],
     ['an element rule of another type', EachConflict, /rules for different types on its elements/],
     ['string choices for integer elements', IntChoices, /is an array of "integer" values; multi-select choices are strings only/],
-    ['a Date', WithDate, /has no primitive type; .*@IsDateString\(\)/],
+    ['a Date', WithDate, /is a Date, which a form answer cannot be .*@IsDateString\(\)/],
     ['an untyped value', Untyped, /has no primitive type/],
     ['an object type', Obj, /nested object/],
     ['a nullable type', Nullable, /allows several types \(string, null\)/],

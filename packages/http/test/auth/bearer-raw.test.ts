@@ -149,7 +149,7 @@ describe('bearer tokens on every MCP request', () => {
       expect(challengeOf(res)).toBe(
         `Bearer resource_metadata="${metadataUrl()}", error="invalid_request", error_description="access tokens are accepted in the Authorization header only, never in the URL"`,
       );
-      const line = lines.find((l) => l.msg === 'mcp request');
+      const line = lines.find((l) => l.msg === 'http request');
       expect(line?.url).toBe('/mcp?access_token=[redacted]');
       expect(JSON.stringify(lines)).not.toContain(t);
     } finally {
