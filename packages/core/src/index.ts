@@ -44,7 +44,24 @@ export { McpServer, createEngine, definitionWarnings, type Servable } from './se
 export { scanObject, buildRegistry, serverInfoOf, type BuildRegistryOptions, type DefinitionWarning, type ScannedEntries } from './scanner/scanner';
 export { Registry } from './registry/registry';
 export { EntryList, type ListKind, type Page } from './registry/entry-list';
-export * from './registry/entries';
+export { DefinitionError } from './registry/definition-error';
+export type {
+  Validator,
+  ToolHandler,
+  ResourceHandler,
+  TemplateHandler,
+  PromptHandler,
+  InputClass,
+  ToolEntry,
+  ResourceEntry,
+  TemplateEntry,
+  PromptEntry,
+} from './registry/entry-types';
+export { buildToolEntry, type ToolSpec } from './registry/build-tool-entry';
+export { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type TemplateSpec } from './registry/build-resource-entries';
+export { buildPromptEntry, type PromptSpec } from './registry/build-prompt-entry';
+export { toCompleteResult } from './engine/handlers/completion';
+export { compact } from './compact';
 export { McpEngine, type EngineOptions, type MethodHandler, type NotificationHandler } from './engine/engine';
 export { Session, CancelledError, tooManyInFlight, type SessionState } from './engine/session';
 export { sessionLogId } from './engine/request-log';

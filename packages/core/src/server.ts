@@ -3,7 +3,7 @@ import { McpEngine, type EngineOptions } from './engine/engine';
 import type { Registry } from './registry/registry';
 import type { Session } from './engine/session';
 import { buildRegistry, serverInfoOf, type DefinitionWarning } from './scanner/scanner';
-import { DefinitionError } from './registry/entries';
+import { DefinitionError } from './registry/definition-error';
 
 const engines = new WeakMap<object, McpEngine>();
 const warningsOf = new WeakMap<McpEngine, readonly DefinitionWarning[]>();

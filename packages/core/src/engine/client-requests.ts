@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateMessageParams, CreateMessageResult, ElicitResult, Root } from '../protocol/types';
 import type { JsonSchema } from '../schema/json-schema';
-import { checkElicitationSchema, toElicitationSchema, validateElicitedContent } from '../schema/elicitation-schema';
+import { checkElicitationSchema } from '../schema/check-elicitation-schema';
+import { toElicitationSchema } from '../schema/to-elicitation-schema';
+import { validateElicitedContent } from '../schema/validate-elicited-content';
 import { formatIssues } from '../schema/class-validation';
 import { compileJsonSchema } from '../schema/json-schema-validation';
 import { McpError } from '../protocol/errors';

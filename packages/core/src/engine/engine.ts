@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pino, { type LevelWithSilent, type Logger } from 'pino';
 import type { ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
-import { compact } from '../registry/entries';
+import { compact } from '../compact';
 import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
 import type { MessageChannel } from './channel';

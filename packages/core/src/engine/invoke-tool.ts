@@ -1,7 +1,7 @@
 import { instanceToPlain } from 'class-transformer';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { CallToolResult } from '../protocol/types';
-import type { ToolEntry } from '../registry/entries';
+import type { ToolEntry } from '../registry/entry-types';
 import { formatIssues } from '../schema/class-validation';
 import { text } from '../content/helpers';
 import { toCallToolResult } from '../content/normalize';

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { DefinitionError } from '../registry/entries';
+import { DefinitionError } from '../registry/definition-error';
 import { ENTRIES_KEY, SERVER_KEY } from './keys';
 import type {
   CompleteOptions,

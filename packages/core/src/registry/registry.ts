@@ -1,15 +1,8 @@
 import { EntryList, type ListKind } from './entry-list';
-import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './entries';
-import {
-  buildPromptEntry,
-  buildResourceEntry,
-  buildTemplateEntry,
-  buildToolEntry,
-  type PromptSpec,
-  type ResourceSpec,
-  type TemplateSpec,
-  type ToolSpec,
-} from './entries';
+import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './entry-types';
+import { buildToolEntry, type ToolSpec } from './build-tool-entry';
+import { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type TemplateSpec } from './build-resource-entries';
+import { buildPromptEntry, type PromptSpec } from './build-prompt-entry';
 
 export type RegistryListener = (kind: ListKind) => void;
 

@@ -1,18 +1,11 @@
 import 'reflect-metadata';
 import { getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
 import type { Completer, ServerOptions } from '../metadata/options';
-import {
-  DefinitionError,
-  buildPromptEntry,
-  buildResourceEntry,
-  buildTemplateEntry,
-  buildToolEntry,
-  type InputClass,
-  type PromptEntry,
-  type ResourceEntry,
-  type TemplateEntry,
-  type ToolEntry,
-} from '../registry/entries';
+import { DefinitionError } from '../registry/definition-error';
+import type { InputClass, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../registry/entry-types';
+import { buildToolEntry } from '../registry/build-tool-entry';
+import { buildResourceEntry, buildTemplateEntry } from '../registry/build-resource-entries';
+import { buildPromptEntry } from '../registry/build-prompt-entry';
 import type { EntryList } from '../registry/entry-list';
 import { Registry } from '../registry/registry';
 import { inputClassProblems } from '../schema/class-checks';

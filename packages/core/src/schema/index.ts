@@ -4,19 +4,18 @@ export { classToJsonSchema, type DefinitionProblem } from './class-schema';
 export { inputClassProblems } from './class-checks';
 export { validateInput, validateOutput, formatIssues, type ValidationResult } from './class-validation';
 export { compileJsonSchema, type JsonSchemaValidator } from './json-schema-validation';
-export {
-  toElicitationSchema,
-  checkElicitationSchema,
-  validateElicitedContent,
-  ElicitationSchemaError,
-  type ElicitationSchema,
-  type PrimitiveSchema,
-  type ElicitationStringSchema,
-  type ElicitationNumberSchema,
-  type ElicitationBooleanSchema,
-  type ElicitationSingleSelectSchema,
-  type ElicitationMultiSelectSchema,
-  type ElicitationOption,
-  type ElicitationFormat,
-  type ElicitationProblem,
-} from './elicitation-schema';
+export { toElicitationSchema } from './to-elicitation-schema';
+export { checkElicitationSchema } from './check-elicitation-schema';
+export { validateElicitedContent } from './validate-elicited-content';
+export { ElicitationSchemaError, type ElicitationProblem } from './elicitation-schema-error';
+export type {
+  ElicitationSchema,
+  PrimitiveSchema,
+  ElicitationStringSchema,
+  ElicitationNumberSchema,
+  ElicitationBooleanSchema,
+  ElicitationSingleSelectSchema,
+  ElicitationMultiSelectSchema,
+  ElicitationOption,
+  ElicitationFormat,
+} from './elicitation-schema-types';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { JsonRpcMessage } from '../protocol/jsonrpc';
 import type { Meta } from '../protocol/types';
-import type { ToolEntry } from '../registry/entries';
+import type { ToolEntry } from '../registry/entry-types';
 import { TERMINAL_STATUSES, InvalidTaskCursorError, type Task, type TaskRecord, type TaskStatus, type TaskStore } from '../stores/task-store';
 import type { MessageChannel } from '../engine/channel';
 import { RequestContext, relatedTask, type TaskHandle } from '../engine/context';

@@ -1,6 +1,6 @@
 import { McpError } from '../../protocol/errors';
+import type { CompleteResult } from '../../protocol/types';
 import type { Completer } from '../../metadata/options';
-import { toCompleteResult } from '../../registry/entries';
 import type { MethodHandler } from '../engine';
 import { objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
@@ -54,4 +54,14 @@ function stringsOnly(values: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) if (typeof v === 'string') out[k] = v;
   return out;
+}
+
+/** Normalises what a completer returns into the spec's shape: at most 100 values. */
+export function toCompleteResult(values: string[] | { values: string[]; total?: number; hasMore?: boolean }): CompleteResult {
+  const list = Array.isArray(values) ? values : values.values;
+  const strings = list.filter((v): v is string => typeof v === 'string');
+  const total = Array.isArray(values) ? strings.length : (values.total ?? strings.length);
+  const page = strings.slice(0, 100);
+  const hasMore = Array.isArray(values) ? strings.length > 100 : (values.hasMore ?? strings.length > 100);
+  return { completion: { values: page, total, hasMore } };
 }

@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../../protocol/errors';
 import type { MethodHandler } from '../engine';
 import { invokeTool } from '../invoke-tool';
-import type { ToolEntry } from '../../registry/entries';
+import type { ToolEntry } from '../../registry/entry-types';
 import type { Tool } from '../../protocol/types';
 import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 

@@ -1,0 +1,97 @@
+import type { Tool } from '../protocol/types';
+import type { ToolOptions } from '../metadata/options';
+import type { JsonSchema } from '../schema/json-schema';
+import { classToJsonSchema } from '../schema/class-schema';
+import { compileJsonSchema } from '../schema/json-schema-validation';
+import { validateInput, validateOutput } from '../schema/class-validation';
+import { DEFAULT_ARGUMENT_LIMITS, resolveArgumentLimits } from '../schema/argument-limits';
+import { compact } from '../compact';
+import { DefinitionError } from './definition-error';
+import { scopesOf } from './entry-scopes';
+import type { InputClass, ToolEntry, ToolHandler, Validator } from './entry-types';
+
+/** Spec guidance for tool names (2025-11-25, server/tools "Tool Names"). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const NO_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', additionalProperties: false }) as JsonSchema;
+
+export interface ToolSpec extends ToolOptions {
+  name: string;
+  handler: ToolHandler;
+  /** Where it was declared, for error messages (`NotesServer.search`). */
+  source?: string;
+}
+
+export function buildToolEntry(spec: ToolSpec): ToolEntry {
+  const source = spec.source ?? `tool "${spec.name}"`;
+  if (!TOOL_NAME.test(spec.name)) {
+    throw new DefinitionError(
+      `${source}: tool name "${spec.name}" breaks the spec's naming guidance (1-128 characters of A-Z a-z 0-9 _ - .)`,
+    );
+  }
+  const input = schemaAndValidator(spec.input, spec.inputSchema, 'input', source) ?? {
+    schema: NO_INPUT_SCHEMA,
+    validate: schemaValidator(NO_INPUT_SCHEMA, source),
+  };
+  const output = schemaAndValidator(spec.output, spec.outputSchema, 'output', source);
+  const inputSchema = input.schema;
+  const outputSchema = output?.schema;
+
+  const definition: Tool = compact({
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    icons: spec.icons,
+    inputSchema,
+    outputSchema,
+    annotations: spec.annotations,
+    execution: spec.taskSupport && spec.taskSupport !== 'forbidden' ? { taskSupport: spec.taskSupport } : undefined,
+    _meta: spec._meta,
+  });
+  // Checked now, so a bad limit fails at startup and names the tool.
+  if (spec.limits) {
+    try {
+      resolveArgumentLimits(spec.limits, DEFAULT_ARGUMENT_LIMITS, 'limits');
+    } catch (err) {
+      throw new DefinitionError(`${source}: ${(err as Error).message}`);
+    }
+  }
+  return {
+    definition,
+    handler: spec.handler,
+    validateInput: input.validate,
+    validateOutput: output?.validate,
+    limits: spec.limits,
+    source,
+    scopes: scopesOf(spec.scopes, source),
+  };
+}
+
+/** A tool's input or output: from a class (rules → schema + class-validator) or a raw JSON Schema. */
+function schemaAndValidator(
+  cls: InputClass | undefined,
+  raw: JsonSchema | undefined,
+  role: 'input' | 'output',
+  source: string,
+): { schema: JsonSchema; validate: Validator } | undefined {
+  if (cls && raw) throw new DefinitionError(`${source}: give either "${role}" or "${role}Schema", not both`);
+  if (cls) {
+    const validate: Validator = role === 'input' ? (value, unknown) => validateInput(cls, value, unknown) : (value) => validateOutput(cls, value);
+    return { schema: classToJsonSchema(cls), validate };
+  }
+  if (!raw) return undefined;
+  if (raw.type !== 'object') throw new DefinitionError(`${source}: ${role}Schema must be an object schema ("type": "object")`);
+  return { schema: raw, validate: schemaValidator(raw, source) };
+}
+
+function schemaValidator(schema: JsonSchema, source: string): Validator {
+  let check: ReturnType<typeof compileJsonSchema>;
+  try {
+    check = compileJsonSchema(schema);
+  } catch (err) {
+    throw new DefinitionError(`${source}: the JSON Schema does not compile: ${(err as Error).message}`);
+  }
+  return async (value) => {
+    const issues = check(value);
+    return issues ? { ok: false, issues } : { ok: true, value };
+  };
+}

@@ -1,0 +1,52 @@
+import type { ScopedEntry } from '../auth/principal';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
+import type { Completer } from '../metadata/options';
+import type { RequestContext } from '../engine/context';
+import type { ValidationIssue } from '../schema/class-validation';
+import type { ArgumentLimits } from '../schema/argument-limits';
+import type { UriTemplate } from '../uri-template';
+
+/** Checks a value; `unknownProperties` says what an input class does with properties it does not declare (raw schemas decide for themselves). */
+export type Validator = (value: unknown, unknownProperties?: 'refuse' | 'drop') => Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }>;
+
+export type ToolHandler = (input: any, ctx: RequestContext) => unknown;
+export type ResourceHandler = (ctx: RequestContext) => unknown;
+export type TemplateHandler = (variables: Record<string, string | string[]>, ctx: RequestContext) => unknown;
+export type PromptHandler = (args: any, ctx: RequestContext) => unknown;
+
+export type InputClass = new () => object;
+
+/** What the registry keeps for a tool: the listed definition plus what serving it needs. */
+export interface ToolEntry extends ScopedEntry {
+  readonly definition: Tool;
+  readonly handler: ToolHandler;
+  /** Turns raw arguments into the handler's input, or says why they are wrong. */
+  readonly validateInput: Validator;
+  /** Present when the tool declares an output schema. */
+  readonly validateOutput?: Validator;
+  /** The tool's own argument limits, over the server's (`@Tool({ limits })`). */
+  readonly limits?: ArgumentLimits;
+  readonly source: string;
+}
+
+export interface ResourceEntry extends ScopedEntry {
+  readonly definition: Resource;
+  readonly handler: ResourceHandler;
+  readonly source: string;
+}
+
+export interface TemplateEntry extends ScopedEntry {
+  readonly definition: ResourceTemplate;
+  readonly template: UriTemplate;
+  readonly handler: TemplateHandler;
+  readonly completers: ReadonlyMap<string, Completer>;
+  readonly source: string;
+}
+
+export interface PromptEntry extends ScopedEntry {
+  readonly definition: Prompt;
+  readonly handler: PromptHandler;
+  readonly validateArguments: Validator;
+  readonly completers: ReadonlyMap<string, Completer>;
+  readonly source: string;
+}
