@@ -7,8 +7,8 @@ import { compact } from '../compact';
 import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
 import type { MessageChannel } from './channel';
-import type { RequestContext } from './context';
 import { methodTable } from './methods';
+import type { MethodHandler, NotificationHandler } from './handler-types';
 import { Session } from './session';
 import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
 import { TaskManager, type TaskOptions } from '../tasks/task-manager';
@@ -23,8 +23,7 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
   return value;
 }
 
-export type MethodHandler = (params: Record<string, unknown>, ctx: RequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
-export type NotificationHandler = (params: Record<string, unknown>, session: Session) => void;
+export type { MethodHandler, NotificationHandler } from './handler-types';
 
 export interface EngineOptions {
   /** The framework's logger. Defaults to pino writing JSON to stderr (stdout may be the protocol). */

@@ -1,4 +1,4 @@
-import type { MethodHandler } from './engine';
+import type { MethodHandler } from './handler-types';
 import { complete } from './handlers/completion';
 import { initialize, ping } from './handlers/lifecycle';
 import { setLevel } from './handlers/logging';

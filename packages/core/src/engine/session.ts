@@ -14,7 +14,8 @@ import {
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import type { MessageChannel } from './channel';
 import { RequestContext } from './context';
-import type { McpEngine, MethodHandler } from './engine';
+import type { McpEngine } from './engine';
+import type { MethodHandler } from './handler-types';
 import { LazyAbort } from './lazy-abort';
 import { McpLogger } from './mcp-logger';
 import { loggedChannel, logMessage, type MessageLogTarget } from './message-log';

@@ -1,7 +1,7 @@
 import { McpError } from '../../protocol/errors';
 import type { CompleteResult } from '../../protocol/types';
 import type { Completer } from '../../metadata/options';
-import type { MethodHandler } from '../engine';
+import type { MethodHandler } from '../handler-types';
 import { objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
 const empty = () => ({ completion: { values: [], total: 0, hasMore: false } });

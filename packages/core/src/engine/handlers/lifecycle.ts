@@ -1,7 +1,7 @@
 import { McpError } from '../../protocol/errors';
 import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion } from '../../protocol/versions';
 import type { ClientCapabilities, Implementation, InitializeResult } from '../../protocol/types';
-import type { MethodHandler } from '../engine';
+import type { MethodHandler } from '../handler-types';
 import { objectParam, stringParam } from '../params';
 
 /** initialize: negotiates the version (the client's if we speak it, else our latest) and capabilities. */

@@ -1,5 +1,5 @@
 import { McpError } from '../../protocol/errors';
-import type { MethodHandler } from '../engine';
+import type { MethodHandler } from '../handler-types';
 import { LOGGING_LEVELS, isLoggingLevel } from '../log-levels';
 import { requireCapability } from '../params';
 

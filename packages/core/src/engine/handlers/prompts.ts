@@ -2,7 +2,7 @@ import { McpError } from '../../protocol/errors';
 import { toGetPromptResult } from '../../content/normalize';
 import { formatIssues } from '../../schema/class-validation';
 import { checkArgumentLimits } from '../../schema/argument-limits';
-import type { MethodHandler } from '../engine';
+import type { MethodHandler } from '../handler-types';
 import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
 export const listPrompts: MethodHandler = (params, ctx) => {

@@ -1,6 +1,6 @@
 import { McpError } from '../../protocol/errors';
 import { toReadResourceResult } from '../../content/normalize';
-import type { MethodHandler } from '../engine';
+import type { MethodHandler } from '../handler-types';
 import { listPage, requireCapability, requireScopes, stringParam } from '../params';
 
 export const listResources: MethodHandler = (params, ctx) => {

@@ -1,4 +1,4 @@
-import type { MethodHandler } from '../engine';
+import type { MethodHandler } from '../handler-types';
 import { optionalString, requireCapability } from '../params';
 
 /** tasks/get, tasks/result, tasks/list, tasks/cancel: each sees only the caller's own tasks. */

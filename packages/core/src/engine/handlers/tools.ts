@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '../../protocol/errors';
-import type { MethodHandler } from '../engine';
+import type { MethodHandler } from '../handler-types';
 import { invokeTool } from '../invoke-tool';
 import type { ToolEntry } from '../../registry/entry-types';
 import type { Tool } from '../../protocol/types';

@@ -1,0 +1,10 @@
+import type { RequestContext } from './context';
+import type { Session } from './session';
+
+// Kept apart from the engine so that handlers and the method table need not import it.
+
+/** Answers one client→server request: the result object, or a thrown McpError. */
+export type MethodHandler = (params: Record<string, unknown>, ctx: RequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** Acts on one client→server notification; nothing is answered. */
+export type NotificationHandler = (params: Record<string, unknown>, session: Session) => void;
