@@ -8,7 +8,10 @@ const config: Config = {
   // Browser tests (*.browser.test.ts) need Chromium, which a fresh machine lacks: `npm run test:browser` runs them.
   testPathIgnorePatterns: ['/node_modules/', '\\.load\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
-  moduleNameMapper: { '^@mcpx/(core|stdio|http|testing|cli)$': '<rootDir>/packages/$1/src' },
+  moduleNameMapper: {
+    '^@mcpx/core/transport$': '<rootDir>/packages/core/src/transport',
+    '^@mcpx/(core|stdio|http|testing|cli)$': '<rootDir>/packages/$1/src',
+  },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   testTimeout: 20000,
 };

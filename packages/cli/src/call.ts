@@ -1,4 +1,4 @@
-import type { McpEngine } from '@mcpx/core';
+import type { McpEngine } from '@mcpx/core/transport';
 import { parse, pick, toPositiveMs } from './args';
 import { RpcFailure, type McpClient } from './client';
 import { CliError, oneLine } from './errors';

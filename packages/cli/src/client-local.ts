@@ -1,4 +1,5 @@
-import { parseMessage, type JsonRpcMessage, type McpEngine, type Session } from '@mcpx/core';
+import { type Session } from '@mcpx/core';
+import { parseMessage, type JsonRpcMessage, type McpEngine } from '@mcpx/core/transport';
 import { CliError } from './errors';
 import { PROTOCOL_VERSION, clientInfo, resultOf, type McpClient } from './client';
 

@@ -1,4 +1,5 @@
-import type { JsonSchema, McpEngine } from '@mcpx/core';
+import type { JsonSchema } from '@mcpx/core';
+import type { McpEngine } from '@mcpx/core/transport';
 import { entryOf, parse } from './args';
 import { LIST_HELP } from './help';
 

@@ -1,4 +1,4 @@
-import type { McpEngine } from '@mcpx/core';
+import type { McpEngine } from '@mcpx/core/transport';
 import type { ListenOptions } from '@mcpx/http';
 import { entryOf, parse, pick, toBool, toHost, toList, toLogLevel, toOrigins, toPath, toPort, toPositiveMs, type LogLevel } from './args';
 import { CliError, oneLine } from './errors';

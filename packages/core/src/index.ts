@@ -1,22 +1,13 @@
 import 'reflect-metadata';
 
-// Protocol
+// What a server author uses. Transports and stores get the rest from '@mcpx/core/transport'.
+
+// Protocol: result and definition types, errors
 export * from './protocol/types';
 // The decorators take the short names; the listed shapes are also exported as *Definition.
 export type { Tool as ToolDefinition, Resource as ResourceDefinition, ResourceTemplate as ResourceTemplateDefinition, Prompt as PromptDefinition } from './protocol/types';
 export * from './protocol/errors';
-export * from './protocol/jsonrpc';
-export * from './protocol/versions';
-export {
-  DEFAULT_MESSAGE_LIMITS,
-  budgetError,
-  decodeMessage,
-  resolveMessageLimits,
-  scanMessage,
-  type BudgetViolation,
-  type MessageLimits,
-  type ResolvedMessageLimits,
-} from './protocol/message-limits';
+export type { MessageLimits } from './protocol/message-limits';
 
 // Authoring: decorators, schema rules, content helpers
 export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, getServerOptions } from './metadata/decorators';
@@ -36,12 +27,14 @@ export {
 export type { ElicitationSchema } from './schema';
 export type { FieldOptions, JsonSchema, ValidationIssue, DefinitionProblem } from './schema';
 export * from './content/helpers';
-export { toCallToolResult, toReadResourceResult, toGetPromptResult, isContentBlock } from './content/normalize';
+export { isContentBlock } from './content/normalize';
 export { UriTemplate, UriTemplateError } from './uri-template';
+export { DEFAULT_ARGUMENT_LIMITS, type ArgumentLimits } from './schema/argument-limits';
 
 // Building and running
 export { McpServer, createEngine, definitionWarnings, type Servable } from './server';
-export { scanObject, buildRegistry, serverInfoOf, type BuildRegistryOptions, type DefinitionWarning, type ScannedEntries } from './scanner/scanner';
+export type { EngineOptions } from './engine/engine';
+export type { DefinitionWarning } from './scanner/scanner';
 export { Registry } from './registry/registry';
 export { EntryList, type ListKind, type Page } from './registry/entry-list';
 export { DefinitionError } from './registry/definition-error';
@@ -60,27 +53,15 @@ export type {
 export { buildToolEntry, type ToolSpec } from './registry/build-tool-entry';
 export { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type TemplateSpec } from './registry/build-resource-entries';
 export { buildPromptEntry, type PromptSpec } from './registry/build-prompt-entry';
-export { toCompleteResult } from './engine/handlers/completion';
-export { compact } from './compact';
-export { McpEngine, type EngineOptions, type MethodHandler, type NotificationHandler } from './engine/engine';
-export { Session, CancelledError, tooManyInFlight, type SessionState } from './engine/session';
-export { sessionLogId } from './engine/request-log';
-export {
-  DEFAULT_ARGUMENT_LIMITS,
-  checkArgumentLimits,
-  resolveArgumentLimits,
-  type ArgumentLimits,
-  type ResolvedArgumentLimits,
-} from './schema/argument-limits';
 export { RequestContext, RequestContext as ToolContext, relatedTask, type TaskHandle } from './engine/context';
-export type { MessageChannel } from './engine/channel';
+// Session: what McpServer hooks such as onRootsListChanged receive.
+export { Session, CancelledError } from './engine/session';
 export { McpLogger } from './engine/mcp-logger';
-export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
-
-// Stores and tasks
-export { InMemoryTaskStore, InvalidTaskCursorError, TERMINAL_STATUSES, type Task, type TaskRecord, type TaskStatus, type TaskStore } from './stores/task-store';
-export { TaskManager, type TaskOptions } from './tasks/task-manager';
-export { ManualClock, systemClock, type Clock } from './clock';
 export { ClientCapabilityError, ClientRequestError, ClientUnreachableError, type ClientRequestOptions } from './engine/client-requests';
-export { InMemoryEventStore, eventId, parseEventId, type EventStore, type StoredEvent } from './stores/event-store';
-export { InsufficientScopeError, INSUFFICIENT_SCOPE, missingScopes, type Principal, type ScopedEntry } from './auth/principal';
+export { InsufficientScopeError, INSUFFICIENT_SCOPE, type Principal, type ScopedEntry } from './auth/principal';
+
+// Stores and time: authors may plug in their own
+export { InMemoryTaskStore, InvalidTaskCursorError, TERMINAL_STATUSES, type Task, type TaskRecord, type TaskStatus, type TaskStore } from './stores/task-store';
+export type { TaskOptions } from './tasks/task-manager';
+export { InMemoryEventStore, type EventStore, type StoredEvent } from './stores/event-store';
+export { ManualClock, type Clock } from './clock';

@@ -8,18 +8,8 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { TestClient, connect, memoryLogger, quietOptions, RpcError } from '@mcpx/testing';
-import {
-  CancelledError,
-  ClientRequestError,
-  Field,
-  McpError,
-  McpServer,
-  Tool,
-  createEngine,
-  parseMessage,
-  type JsonRpcMessage,
-  type RequestContext,
-} from '../src';
+import { CancelledError, ClientRequestError, Field, McpError, McpServer, Tool, createEngine, type RequestContext } from '../src';
+import { parseMessage, type JsonRpcMessage } from '../src/transport';
 
 
 /** Polls every few ms until `predicate` holds; fails with `what` after 10 s (a bound on waiting, not a speed). */

@@ -1,17 +1,5 @@
-import {
-  assistantMessage,
-  audio,
-  embeddedResource,
-  image,
-  isContentBlock,
-  resourceLink,
-  text,
-  toCallToolResult,
-  toGetPromptResult,
-  toReadResourceResult,
-  toolError,
-  userMessage,
-} from '../src';
+import { assistantMessage, audio, embeddedResource, image, isContentBlock, resourceLink, text, toolError, userMessage } from '../src';
+import { toCallToolResult, toGetPromptResult, toReadResourceResult } from '../src/transport';
 
 const annotations = { audience: ['user' as const], priority: 0.9, lastModified: '2025-06-01T12:00:00Z' };
 

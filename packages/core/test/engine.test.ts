@@ -2,20 +2,8 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import pino from 'pino';
 import { TestClient, connect, rpcErrorOf, memoryLogger } from '@mcpx/testing';
-import {
-  ErrorCode,
-  McpError,
-  Prompt,
-  Resource,
-  ResourceTemplate,
-  Server,
-  Tool,
-  createEngine,
-  parseMessage,
-  type JsonRpcMessage,
-  type McpEngine,
-  type Session,
-} from '../src';
+import { ErrorCode, McpError, Prompt, Resource, ResourceTemplate, Server, Tool, createEngine, type Session } from '../src';
+import { parseMessage, type JsonRpcMessage, type McpEngine } from '../src/transport';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 

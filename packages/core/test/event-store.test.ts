@@ -1,4 +1,5 @@
-import { InMemoryEventStore, parseEventId, type JsonRpcMessage } from '@mcpx/core';
+import { InMemoryEventStore } from '@mcpx/core';
+import { parseEventId, type JsonRpcMessage } from '@mcpx/core/transport';
 
 const note = (n: number, size = 0): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `${n}${'x'.repeat(size)}` } });
 const datas = (store: InMemoryEventStore, session: string, stream: string, after = 0) =>

@@ -1,4 +1,4 @@
-import { classifyMessage, encodeMessage, parseMessage } from '../src';
+import { classifyMessage, encodeMessage, parseMessage } from '../src/transport';
 
 describe('JSON-RPC framing', () => {
   it('classifies requests, notifications and responses', () => {

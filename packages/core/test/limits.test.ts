@@ -7,18 +7,15 @@ import 'reflect-metadata';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { connect, quietOptions, rpcErrorOf } from '@mcpx/testing';
+import { McpServer, Tool, type CallToolResult, type RequestContext } from '../src';
 import {
   DEFAULT_MESSAGE_LIMITS,
-  McpServer,
-  Tool,
   checkArgumentLimits,
   decodeMessage,
   resolveArgumentLimits,
   resolveMessageLimits,
   scanMessage,
-  type CallToolResult,
-  type RequestContext,
-} from '../src';
+} from '../src/transport';
 
 const quiet = quietOptions();
 const bytes = (text: string) => Buffer.from(text, 'utf8');

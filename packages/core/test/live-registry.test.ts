@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import pino from 'pino';
 import { TestClient, rpcErrorOf } from '@mcpx/testing';
-import { McpServer, Prompt, Resource, ResourceTemplate, Tool, createEngine, type McpEngine, type RequestContext } from '../src';
+import { McpServer, Prompt, Resource, ResourceTemplate, Tool, createEngine, type RequestContext } from '../src';
+import { type McpEngine } from '../src/transport';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 

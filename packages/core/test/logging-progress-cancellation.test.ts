@@ -2,14 +2,8 @@ import 'reflect-metadata';
 import { IsArray, IsNumber } from 'class-validator';
 import pino from 'pino';
 import { TestClient, connect, rpcErrorOf, memoryLogger } from '@mcpx/testing';
-import {
-  CancelledError,
-  McpServer,
-  Tool,
-  createEngine,
-  type JsonRpcNotification,
-  type RequestContext,
-} from '../src';
+import { CancelledError, McpServer, Tool, createEngine, type RequestContext } from '../src';
+import { type JsonRpcNotification } from '../src/transport';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 

@@ -1,23 +1,30 @@
-// Pins the names @mcpx/core exports at runtime, so an export is added or removed only on purpose.
-// Type-only exports leave no runtime trace and are not pinned here.
+// Pins the names @mcpx/core and @mcpx/core/transport export at runtime, so an export is added,
+// removed or moved between them only on purpose. Type-only exports leave no runtime trace and are not pinned here.
+
+/** The main entry: what a server author uses. */
 const EXPORTS = [
   'CancelledError', 'ClientCapabilityError', 'ClientRequestError', 'ClientUnreachableError', 'Complete',
-  'DEFAULT_ARGUMENT_LIMITS', 'DEFAULT_MESSAGE_LIMITS', 'DefinitionError', 'ElicitationSchemaError',
-  'EntryList', 'ErrorCode', 'Field', 'INSUFFICIENT_SCOPE', 'InMemoryEventStore', 'InMemoryTaskStore',
-  'InsufficientScopeError', 'InvalidTaskCursorError', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS',
-  'ManualClock', 'McpEngine', 'McpError', 'McpLogger', 'McpServer', 'Prompt', 'Registry', 'RequestContext',
-  'Resource', 'ResourceTemplate', 'SUPPORTED_PROTOCOL_VERSIONS', 'Server', 'Session', 'TERMINAL_STATUSES',
-  'TaskManager', 'Tool', 'ToolContext', 'UriTemplate', 'UriTemplateError', 'UrlElicitationRequiredError',
-  'assistantMessage', 'audio', 'budgetError', 'buildPromptEntry', 'buildRegistry', 'buildResourceEntry',
-  'buildTemplateEntry', 'buildToolEntry', 'checkArgumentLimits', 'checkElicitationSchema',
-  'classToJsonSchema', 'classifyMessage', 'compact', 'compileJsonSchema', 'createEngine', 'decodeMessage',
-  'definitionWarnings', 'embeddedResource', 'encodeMessage', 'errorResponse', 'eventId', 'formatIssues',
-  'getFieldOptions', 'getServerOptions', 'image', 'isContentBlock', 'isLoggingLevel',
-  'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'parseEventId', 'parseMessage', 'relatedTask',
-  'resolveArgumentLimits', 'resolveMessageLimits', 'resourceLink', 'resultResponse', 'scanMessage',
-  'scanObject', 'serverInfoOf', 'sessionLogId', 'systemClock', 'text', 'toCallToolResult',
-  'toCompleteResult', 'toElicitationSchema', 'toGetPromptResult', 'toReadResourceResult', 'tooManyInFlight',
-  'toolError', 'userMessage', 'validateElicitedContent', 'validateInput',
+  'DEFAULT_ARGUMENT_LIMITS', 'DefinitionError', 'ElicitationSchemaError', 'EntryList', 'ErrorCode', 'Field',
+  'INSUFFICIENT_SCOPE', 'InMemoryEventStore', 'InMemoryTaskStore', 'InsufficientScopeError',
+  'InvalidTaskCursorError', 'ManualClock', 'McpError', 'McpLogger', 'McpServer', 'Prompt', 'Registry',
+  'RequestContext', 'Resource', 'ResourceTemplate', 'Server', 'Session', 'TERMINAL_STATUSES', 'Tool',
+  'ToolContext', 'UriTemplate', 'UriTemplateError', 'UrlElicitationRequiredError', 'assistantMessage',
+  'audio', 'buildPromptEntry', 'buildResourceEntry', 'buildTemplateEntry', 'buildToolEntry',
+  'checkElicitationSchema', 'classToJsonSchema', 'compileJsonSchema', 'createEngine', 'definitionWarnings',
+  'embeddedResource', 'formatIssues', 'getFieldOptions', 'getServerOptions', 'image', 'isContentBlock',
+  'relatedTask', 'resourceLink', 'text', 'toElicitationSchema', 'toolError', 'userMessage',
+  'validateElicitedContent', 'validateInput',
+];
+
+/** '@mcpx/core/transport': what transports, stores and the engine's other drivers use. */
+const TRANSPORT_EXPORTS = [
+  'DEFAULT_MESSAGE_LIMITS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'McpEngine',
+  'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits',
+  'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'errorResponse', 'eventId',
+  'isLoggingLevel', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'parseEventId',
+  'parseMessage', 'resolveArgumentLimits', 'resolveMessageLimits', 'resultResponse', 'scanMessage',
+  'scanObject', 'serverInfoOf', 'sessionLogId', 'systemClock', 'toCallToolResult', 'toCompleteResult',
+  'toGetPromptResult', 'toReadResourceResult', 'tooManyInFlight',
 ];
 
 describe('@mcpx/core public API', () => {
@@ -27,7 +34,17 @@ describe('@mcpx/core public API', () => {
     expect(Object.keys(core).sort()).toEqual(EXPORTS);
   });
 
-  it('keeps the pinned list sorted, so a diff shows the name that changed', () => {
+  it('@mcpx/core/transport exports exactly the pinned names', () => {
+    const transport = require('../src/transport') as Record<string, unknown>;
+    expect(Object.keys(transport).sort()).toEqual(TRANSPORT_EXPORTS);
+  });
+
+  it('the two entries share no name', () => {
+    expect(EXPORTS.filter((name) => TRANSPORT_EXPORTS.includes(name))).toEqual([]);
+  });
+
+  it('keeps the pinned lists sorted, so a diff shows the name that changed', () => {
     expect([...EXPORTS].sort()).toEqual(EXPORTS);
+    expect([...TRANSPORT_EXPORTS].sort()).toEqual(TRANSPORT_EXPORTS);
   });
 });

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { LoggedServer } from './fixtures/logged-server';
 import { connect, memoryLogger, rpcErrorOf } from '@mcpx/testing';
-import { Prompt, Resource, Server, Tool, createEngine, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestContext } from '../src';
+import { Prompt, Resource, Server, Tool, createEngine, type RequestContext } from '../src';
+import { parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../src/transport';
 
 /** An object that counts how often something turns it into JSON. */
 class Trap {

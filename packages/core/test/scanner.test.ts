@@ -11,11 +11,10 @@ import {
   ResourceTemplate,
   Server,
   Tool,
-  buildRegistry,
   createEngine,
-  scanObject,
   type RequestContext,
 } from '../src';
+import { buildRegistry, scanObject } from '../src/transport';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 

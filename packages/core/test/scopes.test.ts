@@ -1,6 +1,18 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { DefinitionError, INSUFFICIENT_SCOPE, Prompt, Resource, ResourceTemplate, Server, Tool, Field, buildRegistry, type Principal, type RequestContext } from '@mcpx/core';
+import {
+  DefinitionError,
+  INSUFFICIENT_SCOPE,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  Server,
+  Tool,
+  Field,
+  type Principal,
+  type RequestContext,
+} from '@mcpx/core';
+import { buildRegistry } from '@mcpx/core/transport';
 import { connect, quietOptions, rpcErrorOf } from '@mcpx/testing';
 
 class NoteInput {

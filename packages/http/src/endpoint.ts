@@ -1,18 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode, type EventStore } from '@mcpx/core';
 import {
   decodeMessage,
   encodeMessage,
-  ErrorCode,
   parseEventId,
   tooManyInFlight,
-  type EventStore,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type McpEngine,
   type MessageChannel,
   type ParsedMessage,
   missingScopes,
-} from '@mcpx/core';
+} from '@mcpx/core/transport';
 import { ownerOf } from './auth/guard';
 import { requestLogger } from './request-logger';
 import { sendChallenge } from './auth/challenge';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { isSupportedProtocolVersion } from '@mcpx/core';
+import { isSupportedProtocolVersion } from '@mcpx/core/transport';
 
 /** Header checks the transport spec requires, each returning a reason when the request must be refused. */
 

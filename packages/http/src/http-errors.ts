@@ -1,8 +1,9 @@
 import type { FastifyReply } from 'fastify';
-import type { JsonRpcErrorObject, RequestId } from '@mcpx/core';
+import { ErrorCode } from '@mcpx/core';
+import { type JsonRpcErrorObject, type RequestId } from '@mcpx/core/transport';
 
 /** JSON-RPC code used for transport-level refusals (HTTP 4xx/5xx without a request id). */
-export const TRANSPORT_ERROR = -32000;
+export const TRANSPORT_ERROR = ErrorCode.TransportError;
 
 /**
  * A JSON-RPC error body. `id` is written only when the request's id is known: never `"id": null`
@@ -17,7 +18,7 @@ export function rpcErrorBody(error: JsonRpcErrorObject, id?: RequestId | null): 
  * Answers with an HTTP status and a JSON-RPC error body: with no id, as the transport spec allows,
  * or echoing `id` when the refusal concerns a request whose body was already parsed.
  */
-export function sendHttpError(reply: FastifyReply, status: number, message: string, code = TRANSPORT_ERROR, id?: RequestId): FastifyReply {
+export function sendHttpError(reply: FastifyReply, status: number, message: string, code: number = TRANSPORT_ERROR, id?: RequestId): FastifyReply {
   return reply.code(status).header('content-type', 'application/json').send(rpcErrorBody({ code, message }, id));
 }
 

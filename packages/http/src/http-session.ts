@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { systemClock, type Clock, type EventStore, type JsonRpcMessage, type McpEngine, type MessageChannel, type Session } from '@mcpx/core';
+import { type Clock, type EventStore, type Session } from '@mcpx/core';
+import { systemClock, type JsonRpcMessage, type McpEngine, type MessageChannel } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 
 /** The id of each session's standalone (GET) stream. Request streams are numbered from 1. */

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { createEngine, getServerOptions, type McpEngine, type Servable } from '@mcpx/core';
+import { createEngine, getServerOptions, type Servable } from '@mcpx/core';
+import { type McpEngine } from '@mcpx/core/transport';
 import type { McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
 import { registerProtectedResourceMetadata } from './auth/metadata';

@@ -1,7 +1,8 @@
 import { METHODS } from 'node:http';
 import pino from 'pino';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { InMemoryEventStore, createEngine, sessionLogId, type McpEngine, type Servable } from '@mcpx/core';
+import { InMemoryEventStore, createEngine, type Servable } from '@mcpx/core';
+import { sessionLogId, type McpEngine } from '@mcpx/core/transport';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
 import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';

@@ -1,4 +1,5 @@
-import { systemClock, type Clock, type EventStore, type McpEngine } from '@mcpx/core';
+import { type Clock, type EventStore } from '@mcpx/core';
+import { systemClock, type McpEngine } from '@mcpx/core/transport';
 import { HttpSession, newSessionId } from './http-session';
 
 /** The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. */

@@ -1,4 +1,5 @@
-import { encodeMessage, eventId, type EventStore, type JsonRpcMessage, type MessageChannel } from '@mcpx/core';
+import { type EventStore } from '@mcpx/core';
+import { encodeMessage, eventId, type JsonRpcMessage, type MessageChannel } from '@mcpx/core/transport';
 import type { SseConnection } from './sse';
 
 /**

@@ -211,8 +211,8 @@ describe('the published route', () => {
   });
 
   it.each([
-    ['commonjs', 'check.js', "const { Server, Tool } = require('@mcpx/core');\nconst { connect, quietOptions } = require('@mcpx/testing');\nconst http = require('@mcpx/http');\nconst stdio = require('@mcpx/stdio');\nconst cli = require('@mcpx/cli');\n"],
-    ['module', 'check.js', "import { Server, Tool } from '@mcpx/core';\nimport { connect, quietOptions } from '@mcpx/testing';\nimport * as http from '@mcpx/http';\nimport * as stdio from '@mcpx/stdio';\nimport * as cli from '@mcpx/cli';\n"],
+    ['commonjs', 'check.js', "const { Server, Tool } = require('@mcpx/core');\nconst transport = require('@mcpx/core/transport');\nconst { connect, quietOptions } = require('@mcpx/testing');\nconst http = require('@mcpx/http');\nconst stdio = require('@mcpx/stdio');\nconst cli = require('@mcpx/cli');\n"],
+    ['module', 'check.js', "import { Server, Tool } from '@mcpx/core';\nimport * as transport from '@mcpx/core/transport';\nimport { connect, quietOptions } from '@mcpx/testing';\nimport * as http from '@mcpx/http';\nimport * as stdio from '@mcpx/stdio';\nimport * as cli from '@mcpx/cli';\n"],
   ])('a %s project installs the packages, imports them and serves a tool; its TypeScript resolves their types', async (type, file, imports) => {
     const dir = join(work, `consumer-${type}`);
     mkdirSync(dir);
@@ -223,7 +223,7 @@ describe('the published route', () => {
 class Echo { echo(input) { return 'echo: ' + input.text; } }
 Tool({ description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } })(Echo.prototype, 'echo', Object.getOwnPropertyDescriptor(Echo.prototype, 'echo'));
 Server({ name: 'echo', version: '1.0.0' })(Echo);
-const kinds = { listen: typeof http.listen, serveStdio: typeof stdio.serveStdio, main: typeof cli.main };
+const kinds = { listen: typeof http.listen, serveStdio: typeof stdio.serveStdio, main: typeof cli.main, parseMessage: typeof transport.parseMessage };
 connect(new Echo(), quietOptions()).then(async (client) => {
   const result = await client.callTool('echo', { text: 'hi' });
   client.close();
@@ -232,15 +232,18 @@ connect(new Echo(), quietOptions()).then(async (client) => {
 `;
     writeFileSync(join(dir, file), body);
     const out = await ok(process.execPath, [file], dir);
-    expect(JSON.parse(out.stdout)).toEqual({ kinds: { listen: 'function', serveStdio: 'function', main: 'function' }, result: { content: [{ type: 'text', text: 'echo: hi' }] } });
+    expect(JSON.parse(out.stdout)).toEqual({ kinds: { listen: 'function', serveStdio: 'function', main: 'function', parseMessage: 'function' }, result: { content: [{ type: 'text', text: 'echo: hi' }] } });
 
     writeFileSync(
       join(dir, 'types.ts'),
-      "import { Server, Tool, type RequestContext } from '@mcpx/core';\nimport { listen, type ListenOptions } from '@mcpx/http';\nimport { serveStdio } from '@mcpx/stdio';\nimport { connect } from '@mcpx/testing';\nimport { main } from '@mcpx/cli';\n" +
-        'export const used: unknown[] = [Server, Tool, listen, serveStdio, connect, main];\nexport type Used = [RequestContext, ListenOptions];\n',
+      "import { Server, Tool, type RequestContext } from '@mcpx/core';\nimport { parseMessage, type MessageChannel } from '@mcpx/core/transport';\nimport { listen, type ListenOptions } from '@mcpx/http';\nimport { serveStdio } from '@mcpx/stdio';\nimport { connect } from '@mcpx/testing';\nimport { main } from '@mcpx/cli';\n" +
+        'export const used: unknown[] = [Server, Tool, parseMessage, listen, serveStdio, connect, main];\nexport type Used = [RequestContext, MessageChannel, ListenOptions];\n',
     );
     const tsc = await run(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'types.ts'], dir);
     expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
+    // node10 resolution ignores `exports`: '@mcpx/core/transport' resolves through `typesVersions`.
+    const node10 = await run(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'commonjs', '--moduleResolution', 'node10', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'types.ts'], dir);
+    expect(`${node10.stdout}${node10.stderr}`).toBe('');
   });
 
   it("the scaffold's Dockerfile builds outside this repository, and its image runs with production dependencies only", async () => {

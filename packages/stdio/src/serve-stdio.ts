@@ -1,17 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
+import { ErrorCode, createEngine, type EngineOptions, type Principal, type Servable } from '@mcpx/core';
 import {
-  ErrorCode,
-  createEngine,
   encodeMessage,
   errorResponse,
   decodeMessage,
-  type EngineOptions,
   type JsonRpcMessage,
   type MessageChannel,
   type ParsedMessage,
-  type Principal,
-  type Servable,
-} from '@mcpx/core';
+} from '@mcpx/core/transport';
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
 import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';

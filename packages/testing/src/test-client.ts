@@ -1,17 +1,12 @@
 import {
   createEngine,
-  parseMessage,
   type CallToolResult,
   type CompleteResult,
   type EngineOptions,
   type GetPromptResult,
   type InitializeResult,
-  type JsonRpcErrorObject,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
   type LoggingLevel,
   type Principal,
-  type McpEngine,
   type PromptDefinition,
   type ReadResourceResult,
   type ResourceDefinition,
@@ -20,6 +15,7 @@ import {
   type Session,
   type ToolDefinition,
 } from '@mcpx/core';
+import { parseMessage, type JsonRpcErrorObject, type JsonRpcMessage, type JsonRpcNotification, type McpEngine } from '@mcpx/core/transport';
 
 /** A JSON-RPC error the server answered with. */
 export class RpcError extends Error {

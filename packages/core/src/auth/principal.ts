@@ -1,4 +1,4 @@
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
 
 /**
  * Who is calling: set from a verified access token over HTTP, or configured for stdio (where the
@@ -27,7 +27,7 @@ export function missingScopes(principal: Principal | undefined, required: readon
 }
 
 /** JSON-RPC code for a call its principal lacks the scopes for (an implementation-defined server error). */
-export const INSUFFICIENT_SCOPE = -32003;
+export const INSUFFICIENT_SCOPE = ErrorCode.InsufficientScope;
 
 /**
  * The principal lacks scopes the call needs. Over HTTP this never reaches the engine (the

@@ -1,14 +1,18 @@
-/** JSON-RPC 2.0 error codes, plus the MCP-specific ones from the 2025-11-25 schema. */
+/** Every JSON-RPC error code mcpx sends: JSON-RPC 2.0's, MCP's, and mcpx's own (docs/errors.md). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** An HTTP refusal about no one request (bad headers, unknown session, body too large): the status says which. */
+  TransportError: -32000,
   /** A request to the other side got no answer in time. */
   RequestTimeout: -32001,
   /** resources/read for a URI the server does not know. */
   ResourceNotFound: -32002,
+  /** The caller lacks OAuth scopes the entry requires (`data.requiredScopes`). */
+  InsufficientScope: -32003,
   /** A cap the server sets was reached: requests in flight per session, tasks per principal (`data.limit` names it). */
   LimitExceeded: -32004,
   /** A tool needs the user to visit a URL first (URL-mode elicitation). */

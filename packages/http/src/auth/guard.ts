@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { missingScopes, type Principal } from '@mcpx/core';
+import { type Principal } from '@mcpx/core';
+import { missingScopes } from '@mcpx/core/transport';
 import { sendChallenge } from './challenge';
 import type { AuthOptions } from './options';
 import { InvalidTokenError } from './verifiers';

@@ -1,0 +1,36 @@
+// '@mcpx/core/transport': what transports, stores and tools built on the engine need.
+// Server authors import from '@mcpx/core'.
+import 'reflect-metadata';
+
+// JSON-RPC framing and protocol versions
+export * from './protocol/jsonrpc';
+export * from './protocol/versions';
+export {
+  DEFAULT_MESSAGE_LIMITS,
+  budgetError,
+  decodeMessage,
+  resolveMessageLimits,
+  scanMessage,
+  type BudgetViolation,
+  type ResolvedMessageLimits,
+} from './protocol/message-limits';
+
+// The engine and its sessions
+export { McpEngine, type MethodHandler, type NotificationHandler } from './engine/engine';
+export { tooManyInFlight, type SessionState } from './engine/session';
+export type { MessageChannel } from './engine/channel';
+export { sessionLogId } from './engine/request-log';
+export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
+export { missingScopes } from './auth/principal';
+export { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from './schema/argument-limits';
+export { TaskManager } from './tasks/task-manager';
+export { systemClock } from './clock';
+
+// Building a registry by hand; shaping handler results
+export { scanObject, buildRegistry, serverInfoOf, type BuildRegistryOptions, type ScannedEntries } from './scanner/scanner';
+export { toCallToolResult, toReadResourceResult, toGetPromptResult } from './content/normalize';
+export { toCompleteResult } from './engine/handlers/completion';
+export { compact } from './compact';
+
+// Event store plumbing (EventStore and InMemoryEventStore are in '@mcpx/core')
+export { eventId, parseEventId } from './stores/event-store';
