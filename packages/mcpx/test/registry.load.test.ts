@@ -17,7 +17,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { followStages, parseDockerfile } from '../../cli/test/dockerfile';
-import { freePort, startRegistry, type LocalRegistry } from './local-registry';
+import { freePort } from '../../cli/test/cli';
+import { startRegistry, type LocalRegistry } from './local-registry';
 
 const ROOT = realpathSync(join(__dirname, '..', '..', '..'));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
