@@ -1,5 +1,5 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * CORS for browser-based MCP clients (off unless given): which web pages may call the endpoint
@@ -119,9 +119,6 @@ export function corsAllows(cors: ResolvedCorsOptions, origin: string | undefined
   return cors.origins === '*' || cors.origins.includes(origin.toLowerCase());
 }
 
-/** Headers @fastify/cors sets on the reply that must also reach responses written on the raw socket. */
-const MIRRORED = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-expose-headers', 'vary'];
-
 /**
  * Registers @fastify/cors on `app` (an encapsulated context: its hooks reach that context's routes
  * only), for the requests `appliesTo` accepts. Register it after the Origin/Host checks and
@@ -159,14 +156,5 @@ export async function registerCors(app: FastifyInstance, cors: ResolvedCorsOptio
       const bareOptions = request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined;
       callback(null, bareOptions ? notPreflight : on);
     },
-  });
-  // SSE answers are written on reply.raw after reply.hijack(), where headers set on the reply do not
-  // go: copy the CORS ones there too (a plain reply writes its own, the same values, over them).
-  app.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    for (const name of MIRRORED) {
-      const value = reply.getHeader(name);
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    }
-    done();
   });
 }

@@ -159,6 +159,12 @@ async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonR
 
 /** Takes the response over from Fastify as an SSE connection: it outlives the handler (onResponse still logs it). */
 function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { polling: boolean } = { polling: true }): SseConnection {
+  // Headers that hooks set on the reply (CORS, the app's own) would stay behind once it is hijacked.
+  const headers = reply.getHeaders();
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
   reply.hijack();
   const { options } = ctx;
   return new SseConnection(reply.raw, {
