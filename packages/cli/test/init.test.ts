@@ -214,9 +214,11 @@ describe('mcpx init: the scaffolded project', () => {
 
   it('logs coloured lines on a terminal, and JSON on one when CI is set', async () => {
     // `script` gives the server a pseudo-terminal as stdout; Ctrl-C through it stops the server.
+    // `exec` makes node the terminal's foreground process: without it a shell that does not exec its
+    // last command (dash, which `script` runs when SHELL is unset) sits in between and dies of SIGINT.
     const onTerminal = (extra: Record<string, string>) => {
-      const env: Record<string, string | undefined> = { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined, ...extra };
-      const child = spawn('script', ['-qefc', `${JSON.stringify(process.execPath)} dist/main.js`, '/dev/null'], { cwd: dir, env });
+      const env: Record<string, string | undefined> = { ...process.env, SHELL: undefined, PORT: '0', HOST: '127.0.0.1', NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined, ...extra };
+      const child = spawn('script', ['-qefc', `exec ${JSON.stringify(process.execPath)} dist/main.js`, '/dev/null'], { cwd: dir, env });
       const started = waitForOutput(child, /serving MCP over Streamable HTTP.*\r?\n(?:.*\r?\n)?/);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       return { child, started, exited };
