@@ -55,7 +55,8 @@ export { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type Templat
 export { buildPromptEntry, type PromptSpec } from './registry/build-prompt-entry';
 export { RequestContext, RequestContext as ToolContext, relatedTask, type TaskHandle } from './engine/context';
 // Session: what McpServer hooks such as onRootsListChanged receive.
-export { Session, CancelledError } from './engine/session';
+export { Session } from './eras/legacy/session';
+export { CancelledError } from './engine/dispatch';
 export { McpLogger } from './engine/mcp-logger';
 export { ClientCapabilityError, ClientRequestError, ClientUnreachableError, type ClientRequestOptions } from './engine/client-requests';
 export { InsufficientScopeError, INSUFFICIENT_SCOPE, type Principal, type ScopedEntry } from './auth/principal';

@@ -1,7 +1,7 @@
 import type { LoggingLevel } from './protocol/types';
 import { McpEngine, type EngineOptions } from './engine/engine';
 import type { Registry } from './registry/registry';
-import type { Session } from './engine/session';
+import type { Session } from './eras/legacy/session';
 import { buildRegistry, serverInfoOf, type DefinitionWarning } from './scanner/scanner';
 import { DefinitionError } from './registry/definition-error';
 

@@ -17,7 +17,8 @@ export {
 
 // The engine and its sessions
 export { McpEngine, type MethodHandler, type NotificationHandler } from './engine/engine';
-export { tooManyInFlight, type SessionState } from './engine/session';
+export { type SessionState } from './eras/legacy/session';
+export { tooManyInFlight } from './engine/dispatch';
 export type { MessageChannel } from './engine/channel';
 export { sessionLogId } from './engine/request-log';
 export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';

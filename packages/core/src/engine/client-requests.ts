@@ -45,7 +45,7 @@ export class ClientUnreachableError extends Error {
 
 /** Checked before the client's capabilities: a stateless server knows none, and could not ask anyway. */
 function requireReachable(ctx: RequestContext, method: string): void {
-  if (ctx.session.stateless) throw new ClientUnreachableError(method);
+  if (ctx.session?.stateless) throw new ClientUnreachableError(method);
 }
 
 /**
@@ -75,7 +75,7 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
   // A task waiting on its client says so: input_required until the answer comes.
   task?.inputRequired(true);
   try {
-    return await ctx.session.request(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs });
+    return await ctx.host.ask(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs });
   } catch (err) {
     // An McpError here is the client's error reply or its silence (not a protocol error the tool
     // author chose to throw); an abort keeps its reason.

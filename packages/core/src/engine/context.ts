@@ -6,7 +6,9 @@ import { elicit, elicitUrl, listRoots, sample, type ClientRequestOptions } from 
 import type { MessageChannel } from './channel';
 import type { LazyAbort } from './lazy-abort';
 import { McpLogger } from './mcp-logger';
-import type { Session } from './session';
+import type { McpEngine } from './engine';
+import type { RequestEnv, RequestHost } from './request-env';
+import type { Session } from '../eras/legacy/session';
 
 /** The task a handler runs as (task-augmented tools/call), as its context sees it. */
 export interface TaskHandle {
@@ -18,17 +20,19 @@ export interface TaskHandle {
 /**
  * What a handler gets besides its input: the abort signal, progress, a logger that reaches the
  * client, and who is asking. One per request; everything per-request lives here, not in globals.
+ * It reads the client through `env`, the same in both protocol eras.
  */
 export class RequestContext {
   private logger?: McpLogger;
   private lastProgress = -Infinity;
   /** Set when the response has been produced: progress after that is dropped, as the spec requires. */
   done = false;
-  /** Who is calling: subject, client id, scopes and claims (undefined when the server runs without auth). */
-  principal?: Principal;
 
   constructor(
-    readonly session: Session,
+    /** Where the request runs: the engine, the framework logger, the way to ask the client. */
+    readonly host: RequestHost,
+    /** The client as this request sees it: era, version, identity, capabilities, log level, principal. */
+    readonly env: RequestEnv,
     readonly requestId: RequestId,
     readonly method: string,
     /** The request's `_meta`, as sent. */
@@ -49,20 +53,35 @@ export class RequestContext {
     return this.abort.aborted;
   }
 
-  get sessionId(): string {
-    return this.session.id;
+  get engine(): McpEngine {
+    return this.host.engine;
+  }
+
+  /** The legacy session this request came on; undefined in the modern era (2026-07-28), which has no sessions. */
+  get session(): Session | undefined {
+    return this.host.session;
+  }
+
+  /** The session's id (legacy era); undefined in the modern era. */
+  get sessionId(): string | undefined {
+    return this.host.session?.id;
+  }
+
+  /** Who is calling: subject, client id, scopes and claims (undefined when the server runs without auth). */
+  get principal(): Principal | undefined {
+    return this.env.principal;
   }
 
   get protocolVersion(): string {
-    return this.session.protocolVersion;
+    return this.env.protocolVersion;
   }
 
   get clientInfo(): Implementation | undefined {
-    return this.session.clientInfo;
+    return this.env.clientInfo;
   }
 
   get clientCapabilities(): ClientCapabilities {
-    return this.session.clientCapabilities;
+    return this.env.clientCapabilities;
   }
 
   /** The progress token the client sent, if any: progress is only reported when there is one. */
@@ -74,8 +93,8 @@ export class RequestContext {
   /** Logs to pino (with session and request ids) and, at or above the session's level, to the client. */
   get log(): McpLogger {
     return (this.logger ??= new McpLogger(
-      this.session.logger.child(this.task ? { requestId: this.requestId, taskId: this.task.id } : { requestId: this.requestId }),
-      this.session,
+      this.host.logger.child(this.task ? { requestId: this.requestId, taskId: this.task.id } : { requestId: this.requestId }),
+      this.env,
       this.channel,
       undefined,
       this.task ? relatedTask(this.task.id) : undefined,
@@ -90,7 +109,7 @@ export class RequestContext {
     const progressToken = this.progressToken;
     if (progressToken === undefined || this.done || this.abort.aborted) return;
     if (!(progress > this.lastProgress)) {
-      this.session.logger.debug({ requestId: this.requestId, progress, last: this.lastProgress }, 'progress must increase; dropped');
+      this.host.logger.debug({ requestId: this.requestId, progress, last: this.lastProgress }, 'progress must increase; dropped');
       return;
     }
     this.lastProgress = progress;
@@ -130,9 +149,12 @@ export class RequestContext {
     return elicitUrl(this, request, options);
   }
 
-  /** Tells the client a URL-mode elicitation finished out of band (notifications/elicitation/complete). */
+  /**
+   * Tells the client a URL-mode elicitation finished out of band (notifications/elicitation/complete).
+   * Legacy era only: 2026-07-28 removed the notification (the client learns the outcome by retrying).
+   */
   completeElicitation(elicitationId: string): void {
-    this.session.notify('notifications/elicitation/complete', { elicitationId });
+    this.host.session?.notify('notifications/elicitation/complete', { elicitationId });
   }
 
   /** The client's roots (roots/list). Needs the client's roots capability. */
@@ -142,7 +164,7 @@ export class RequestContext {
 
   /** Tells subscribers of `uri` (in every session) that it changed. */
   notifyResourceUpdated(uri: string): void {
-    this.session.engine.notifyResourceUpdated(uri);
+    this.host.engine.notifyResourceUpdated(uri);
   }
 }
 

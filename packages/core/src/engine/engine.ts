@@ -7,9 +7,8 @@ import { compact } from '../compact';
 import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
 import type { MessageChannel } from './channel';
-import { methodTable } from './methods';
-import type { MethodHandler, NotificationHandler } from './handler-types';
-import { Session } from './session';
+import type { NotificationHandler } from './handler-types';
+import { Session } from '../eras/legacy/session';
 import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
 import { TaskManager, type TaskOptions } from '../tasks/task-manager';
 import { writeToPino } from './mcp-logger';
@@ -93,7 +92,6 @@ export class McpEngine {
   readonly debugMessageBytes: number;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
-  readonly methods: ReadonlyMap<string, MethodHandler> = methodTable;
   readonly notificationHandlers = new Map<string, NotificationHandler>();
   /** Task-augmented tool calls and the tasks/* methods. */
   readonly tasks: TaskManager;

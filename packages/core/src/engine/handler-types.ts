@@ -1,5 +1,5 @@
 import type { RequestContext } from './context';
-import type { Session } from './session';
+import type { Session } from '../eras/legacy/session';
 
 // Kept apart from the engine so that handlers and the method table need not import it.
 

@@ -14,7 +14,7 @@ import { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits
  */
 export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
   // The bounds first: nothing below may walk more of the arguments than they allow.
-  const limits = limitsOf(entry, ctx.session.engine.argumentLimits);
+  const limits = limitsOf(entry, ctx.engine.argumentLimits);
   const excess = checkArgumentLimits(args, limits);
   if (excess) return { content: [text(formatIssues([excess]))], isError: true };
   const checked = await entry.validateInput(args, limits.unknownProperties);
@@ -27,7 +27,7 @@ export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>
     if (err instanceof McpError) throw err; // the author asked for a protocol error
     if (ctx.aborted) throw err; // the response is dropped anyway
     // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log.
-    ctx.session.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
+    ctx.host.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
     const message = err instanceof Error ? err.message : String(err);
     return { content: [text(message || 'The tool failed')], isError: true };
   }
@@ -60,7 +60,7 @@ async function structuredResult(entry: ToolEntry, value: unknown, ctx: RequestCo
   const checked = await entry.validateOutput!(structured);
   if (!checked.ok || structured === null || typeof structured !== 'object' || Array.isArray(structured)) {
     const issues = checked.ok ? [{ path: '', message: 'structured content must be an object' }] : checked.issues;
-    ctx.session.logger.error(
+    ctx.host.logger.error(
       { tool: entry.definition.name, source: entry.source, issues, requestId: ctx.requestId },
       `tool "${entry.definition.name}" returned a result that breaks its output schema`,
     );

@@ -3,11 +3,15 @@ import type { LoggingLevel } from '../protocol/types';
 import type { MessageChannel } from './channel';
 import { PINO_METHOD, passes } from './log-levels';
 
-/** What decides whether a line reaches the client: the session's level, set by logging/setLevel. */
+/**
+ * What decides whether a line reaches the client: a legacy session's level (logging/setLevel), or
+ * a modern request's own (`io.modelcontextprotocol/logLevel` in its `_meta`).
+ */
 export interface LogTarget {
   /** Undefined until the client asks for log notifications: nothing is sent. */
   readonly logLevel: LoggingLevel | undefined;
-  readonly initialized: boolean;
+  /** A legacy session sends nothing before initialize; absent means ready. */
+  readonly initialized?: boolean;
 }
 
 /**
@@ -37,7 +41,7 @@ export class McpLogger {
   /** Sends the line to the client only (when the session's level lets it through). */
   forward(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
     const threshold = this.target.logLevel;
-    if (threshold === undefined || !this.target.initialized || !passes(level, threshold) || this.channel.open === false) return;
+    if (threshold === undefined || this.target.initialized === false || !passes(level, threshold) || this.channel.open === false) return;
     const params: Record<string, unknown> = { level, data: data === undefined ? message : { message, ...data } };
     if (this.name !== undefined) params.logger = this.name;
     if (this.meta !== undefined) params._meta = this.meta;

@@ -35,7 +35,7 @@ export function typeOf(value: unknown): string {
 
 /** Methods of a capability the server did not declare answer -32601, as if they did not exist. */
 export function requireCapability(ctx: RequestContext, capability: keyof ServerCapabilities): void {
-  if (!ctx.session.serverCapabilities[capability]) throw McpError.methodNotFound(ctx.method);
+  if (!ctx.env.serverCapabilities[capability]) throw McpError.methodNotFound(ctx.method);
 }
 
 /** Refuses the call when the caller's principal lacks the entry's scopes. */
@@ -54,8 +54,8 @@ export function listPage<E extends { definition: object } & ScopedEntry>(
 ): Record<string, unknown> {
   const { principal } = ctx;
   const visible =
-    principal && ctx.session.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
-  const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.session.engine.options.pageSize, visible);
+    principal && ctx.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
+  const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.engine.options.pageSize, visible);
   const result: Record<string, unknown> = { [key]: page.items.map(view) };
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return result;

@@ -8,7 +8,7 @@ import type { MessageChannel } from '../engine/channel';
 import { RequestContext, relatedTask, type TaskHandle } from '../engine/context';
 import { invokeTool } from '../engine/invoke-tool';
 import { LazyAbort } from '../engine/lazy-abort';
-import type { Session } from '../engine/session';
+import type { Session } from '../eras/legacy/session';
 import { systemClock, type Clock } from '../clock';
 
 export interface TaskOptions {
@@ -63,7 +63,7 @@ interface RunningTask {
 /** Who a task's work counts against: the principal when there is one (across its sessions), else the session. */
 function holderOf(ctx: RequestContext): string {
   const p = ctx.principal;
-  return p ? `principal\u0000${p.claims?.iss ?? ''}\u0000${p.subject}\u0000${p.clientId ?? ''}` : `session\u0000${ctx.session.id}`;
+  return p ? `principal\u0000${p.claims?.iss ?? ''}\u0000${p.subject}\u0000${p.clientId ?? ''}` : `session\u0000${ctx.session!.id}`;
 }
 
 /**
@@ -114,7 +114,7 @@ export class TaskManager {
     const at = new Date(now).toISOString();
     const record: TaskRecord = {
       taskId: randomUUID(),
-      owner: ctx.session.id,
+      owner: ctx.session!.id,
       status: 'working',
       createdAt: at,
       lastUpdatedAt: at,
@@ -124,7 +124,7 @@ export class TaskManager {
     };
     await this.store.create(record);
 
-    const session = ctx.session;
+    const session = ctx.session!;
     const controller = new LazyAbort();
     const channel = new TaskChannel(session);
     this.running.set(record.taskId, { controller, channel, holder });
@@ -134,8 +134,7 @@ export class TaskManager {
       inputRequired: (waiting) => void this.transition(record.taskId, waiting ? 'input_required' : 'working', session),
     };
     // The work gets a context of its own: the request's id and _meta (so its progressToken goes on), the task's signal and channel.
-    const taskCtx = new RequestContext(session, ctx.requestId, ctx.method, ctx.meta, controller, channel, handle);
-    taskCtx.principal = ctx.principal;
+    const taskCtx = new RequestContext(session, ctx.env, ctx.requestId, ctx.method, ctx.meta, controller, channel, handle);
     session.logger.info({ taskId: record.taskId, tool: entry.definition.name }, 'task started');
     void this.run(record.taskId, entry, args, taskCtx);
     return { task: publicView(record) };
@@ -156,7 +155,7 @@ export class TaskManager {
         err instanceof McpError
           ? { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) }
           : { code: ErrorCode.InternalError, message: 'Internal error while running the task' };
-      if (!(err instanceof McpError) && !ctx.aborted) ctx.session.logger.error({ err, taskId }, 'task failed');
+      if (!(err instanceof McpError) && !ctx.aborted) ctx.host.logger.error({ err, taskId }, 'task failed');
       outcome = { error };
       statusMessage = error.message;
     } finally {
@@ -164,7 +163,7 @@ export class TaskManager {
       this.forgetRunning(taskId);
     }
     // A cancelled task stays cancelled, whatever the work did after.
-    await this.transition(taskId, status, ctx.session, { statusMessage, outcome });
+    await this.transition(taskId, status, ctx.session!, { statusMessage, outcome });
   }
 
   /** Moves a task to `status` (never out of a terminal one), tells the client, wakes waiters. */
@@ -186,14 +185,14 @@ export class TaskManager {
 
   /** tasks/result: waits for a terminal status, then returns what the tool call itself would have. */
   async result(taskId: string, ctx: RequestContext): Promise<Record<string, unknown>> {
-    let record = await this.owned(taskId, ctx.session);
+    let record = await this.owned(taskId, ctx.session!);
     const running = this.running.get(taskId);
     // While this request waits, the task's messages (elicitation, progress) ride its stream.
     if (running) running.channel.target = ctx.channel;
     try {
       while (!TERMINAL_STATUSES.has(record.status)) {
         await this.changeOrPoll(taskId, ctx.signal);
-        record = await this.owned(taskId, ctx.session);
+        record = await this.owned(taskId, ctx.session!);
       }
     } finally {
       if (running && running.channel.target === ctx.channel) running.channel.target = undefined;

@@ -18,7 +18,7 @@ export const complete: MethodHandler = async (params, ctx) => {
   const value = stringParam(argument, 'value', `${method} argument`);
   const context = objectParam(params, 'context', method);
   const resolved = (context && objectParam(context, 'arguments', `${method} context`)) ?? {};
-  const registry = ctx.session.engine.registry;
+  const registry = ctx.engine.registry;
 
   let completer: Completer | undefined;
   if (ref.type === 'ref/prompt') {

@@ -7,18 +7,18 @@ import { listPage, objectParam, requireCapability, requireScopes, stringParam } 
 
 export const listPrompts: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'prompts');
-  return listPage(ctx.session.engine.registry.prompts, params, ctx, 'prompts');
+  return listPage(ctx.engine.registry.prompts, params, ctx, 'prompts');
 };
 
 /** prompts/get: unknown prompt or bad arguments are protocol errors (-32602), as the spec lists. */
 export const getPrompt: MethodHandler = async (params, ctx) => {
   requireCapability(ctx, 'prompts');
   const name = stringParam(params, 'name', 'prompts/get');
-  const entry = ctx.session.engine.registry.prompts.get(name);
+  const entry = ctx.engine.registry.prompts.get(name);
   if (!entry) throw McpError.invalidParams(`Unknown prompt: ${name}`);
   requireScopes(ctx, entry, `prompt "${name}"`);
   const args = objectParam(params, 'arguments', 'prompts/get') ?? {};
-  const limits = ctx.session.engine.argumentLimits;
+  const limits = ctx.engine.argumentLimits;
   const excess = checkArgumentLimits(args, limits);
   if (excess) throw McpError.invalidParams(`prompts/get "${name}": ${formatIssues([excess])}`, { issues: [excess] });
   const checked = await entry.validateArguments(args, limits.unknownProperties);

@@ -5,19 +5,19 @@ import { listPage, requireCapability, requireScopes, stringParam } from '../para
 
 export const listResources: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'resources');
-  return listPage(ctx.session.engine.registry.resources, params, ctx, 'resources');
+  return listPage(ctx.engine.registry.resources, params, ctx, 'resources');
 };
 
 export const listResourceTemplates: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'resources');
-  return listPage(ctx.session.engine.registry.templates, params, ctx, 'resourceTemplates');
+  return listPage(ctx.engine.registry.templates, params, ctx, 'resourceTemplates');
 };
 
 /** resources/read: an exact resource first, then the first template that matches the URI. */
 export const readResource: MethodHandler = async (params, ctx) => {
   requireCapability(ctx, 'resources');
   const uri = stringParam(params, 'uri', 'resources/read');
-  const registry = ctx.session.engine.registry;
+  const registry = ctx.engine.registry;
   const resource = registry.resources.get(uri);
   if (resource) {
     requireScopes(ctx, resource, `resource ${uri}`);
@@ -31,21 +31,4 @@ export const readResource: MethodHandler = async (params, ctx) => {
   const value = await match.entry.handler(match.variables, ctx);
   if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
   return toReadResourceResult(value, uri, match.entry.definition.mimeType) as unknown as Record<string, unknown>;
-};
-
-export const subscribe: MethodHandler = (params, ctx) => {
-  if (!ctx.session.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
-  const uri = stringParam(params, 'uri', 'resources/subscribe');
-  const entry = ctx.session.engine.registry.entryForUri(uri);
-  if (!entry) throw McpError.resourceNotFound(uri);
-  requireScopes(ctx, entry, `resource ${uri}`);
-  ctx.session.subscriptions.add(uri);
-  return {};
-};
-
-export const unsubscribe: MethodHandler = (params, ctx) => {
-  if (!ctx.session.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
-  const uri = stringParam(params, 'uri', 'resources/unsubscribe');
-  ctx.session.subscriptions.delete(uri);
-  return {};
 };

@@ -8,8 +8,8 @@ import { listPage, objectParam, requireCapability, requireScopes, stringParam } 
 export const listTools: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'tools');
   // execution.taskSupport promises tasks: a session offered none (stateless HTTP) is not told of them.
-  const view = ctx.session.serverCapabilities.tasks ? undefined : withoutTaskSupport;
-  return listPage(ctx.session.engine.registry.tools, params, ctx, 'tools', view);
+  const view = ctx.env.serverCapabilities.tasks ? undefined : withoutTaskSupport;
+  return listPage(ctx.engine.registry.tools, params, ctx, 'tools', view);
 };
 
 const untasked = new WeakMap<ToolEntry, Tool>();
@@ -29,18 +29,18 @@ function withoutTaskSupport(entry: ToolEntry): Tool {
 export const callTool: MethodHandler = async (params, ctx) => {
   requireCapability(ctx, 'tools');
   const name = stringParam(params, 'name', 'tools/call');
-  const entry = ctx.session.engine.registry.tools.get(name);
+  const entry = ctx.engine.registry.tools.get(name);
   if (!entry) throw McpError.invalidParams(`Unknown tool: ${name}`);
   requireScopes(ctx, entry, `tool "${name}"`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};
   // Task augmentation, when this server offers tasks at all (otherwise the field is ignored, as the spec says).
-  if (ctx.session.serverCapabilities.tasks) {
+  if (ctx.env.serverCapabilities.tasks) {
     const task = objectParam(params, 'task', 'tools/call');
     const support = entry.definition.execution?.taskSupport ?? 'forbidden';
     if (task && support === 'forbidden') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support running as a task`);
     if (!task && support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (execution.taskSupport is "required")`);
-    if (task) return (await ctx.session.engine.tasks.start(entry, args, ctx, task)) as unknown as Record<string, unknown>;
+    if (task) return (await ctx.engine.tasks.start(entry, args, ctx, task)) as unknown as Record<string, unknown>;
   }
   return (await invokeTool(entry, args, ctx)) as unknown as Record<string, unknown>;
 };

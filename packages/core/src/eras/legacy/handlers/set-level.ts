@@ -1,7 +1,7 @@
-import { McpError } from '../../protocol/errors';
-import type { MethodHandler } from '../handler-types';
-import { LOGGING_LEVELS, isLoggingLevel } from '../log-levels';
-import { requireCapability } from '../params';
+import { McpError } from '../../../protocol/errors';
+import type { MethodHandler } from '../../../engine/handler-types';
+import { LOGGING_LEVELS, isLoggingLevel } from '../../../engine/log-levels';
+import { requireCapability } from '../../../engine/params';
 
 /** logging/setLevel: the session's threshold for notifications/message from then on. */
 export const setLevel: MethodHandler = (params, ctx) => {
@@ -10,6 +10,6 @@ export const setLevel: MethodHandler = (params, ctx) => {
   if (!isLoggingLevel(level)) {
     throw McpError.invalidParams(`logging/setLevel: "level" must be one of ${LOGGING_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
   }
-  ctx.session.logLevel = level;
+  ctx.session!.logLevel = level;
   return {};
 };

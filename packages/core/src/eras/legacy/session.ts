@@ -1,6 +1,6 @@
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../auth/principal';
 import type { Logger } from 'pino';
-import { ErrorCode, McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../../protocol/errors';
 import {
   errorResponse,
   resultResponse,
@@ -10,25 +10,30 @@ import {
   type JsonRpcResponse,
   type ParsedMessage,
   type RequestId,
-} from '../protocol/jsonrpc';
-import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
-import type { MessageChannel } from './channel';
-import { RequestContext } from './context';
-import type { McpEngine } from './engine';
-import type { MethodHandler } from './handler-types';
-import { LazyAbort } from './lazy-abort';
-import { McpLogger } from './mcp-logger';
-import { loggedChannel, logMessage, type MessageLogTarget } from './message-log';
-import { logNotification, logRefused, logRequest, sessionLogId } from './request-log';
+} from '../../protocol/jsonrpc';
+import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../protocol/types';
+import type { MessageChannel } from '../../engine/channel';
+import { RequestContext } from '../../engine/context';
+import type { McpEngine } from '../../engine/engine';
+import type { MethodHandler } from '../../engine/handler-types';
+import { LazyAbort } from '../../engine/lazy-abort';
+import { McpLogger } from '../../engine/mcp-logger';
+import { loggedChannel, logMessage, type MessageLogTarget } from '../../engine/message-log';
+import type { RequestEnv, RequestHost } from '../../engine/request-env';
+import { logNotification, logRefused, logRequest, sessionLogId } from '../../engine/request-log';
+import { CancelledError, errorResponseFor, tooManyInFlight } from '../../engine/dispatch';
+import { legacyMethods } from './methods';
 
 export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
 
 /**
- * One client connection's protocol state: lifecycle, negotiated version, the client's
- * capabilities, its log level, its subscriptions and its requests in flight. Transports feed
- * it messages; it answers through the channel each message came with.
+ * One legacy client connection's protocol state (2025-11-25 and earlier): lifecycle, negotiated
+ * version, the client's capabilities, its log level, its subscriptions and its requests in flight.
+ * Transports feed it messages; it answers through the channel each message came with. Its requests
+ * run with a RequestEnv built from what `initialize` recorded here.
  */
-export class Session {
+export class Session implements RequestHost {
+  readonly era = 'legacy' as const;
   state: SessionState = 'new';
   protocolVersion = '';
   clientInfo?: Implementation;
@@ -67,6 +72,33 @@ export class Session {
     this.logger = stateless ? engine.logger : engine.logger.child({ session: sessionLogId(id) });
     // A stateless session's outlet reaches no one: nothing to log there.
     this.outlet = stateless ? outlet : loggedChannel(outlet, this.messageLog(engine.logger));
+  }
+
+  /** As a RequestHost: the session its requests came on is itself. */
+  get session(): Session {
+    return this;
+  }
+
+  /** As a RequestHost: a question to the client is a request on the call's own channel. */
+  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>> {
+    return this.request(method, params, channel, options);
+  }
+
+  /** What this session's requests see of the client; `principal`: the request's own token's, else the session's. */
+  envFor(principal: Principal | undefined): RequestEnv {
+    const session = this;
+    return {
+      era: 'legacy',
+      protocolVersion: this.protocolVersion,
+      clientInfo: this.clientInfo,
+      clientCapabilities: this.clientCapabilities,
+      // Read live: logging/setLevel applies to requests already running.
+      get logLevel() {
+        return session.logLevel;
+      },
+      principal: principal ?? this.principal,
+      serverCapabilities: this.serverCapabilities,
+    };
   }
 
   get initialized(): boolean {
@@ -130,21 +162,20 @@ export class Session {
       channel = loggedChannel(channel, messages);
     }
     const { id, method } = request;
-    const handler = this.engine.methods.get(method);
+    const handler = legacyMethods.get(method);
     let response: JsonRpcResponse | null | undefined = this.refusal(id, method, handler);
     if (!response) {
       const params = request.params ?? {};
       const abort = new LazyAbort();
       this.inFlight.set(id, abort);
       const meta = params._meta as Record<string, unknown> | undefined;
-      const ctx = new RequestContext(this, id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
       // The request's own token (it may carry scopes granted since initialize), else the session's.
-      ctx.principal = principal ?? this.principal;
+      const ctx = new RequestContext(this, this.envFor(principal), id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
       try {
         const result = await handler!(params, ctx);
         response = abort.aborted ? null : resultResponse(id, result);
       } catch (err) {
-        response = abort.aborted ? null : this.errorFor(id, method, err);
+        response = abort.aborted ? null : errorResponseFor(id, method, err, this.logger);
       } finally {
         ctx.done = true;
         this.inFlight.delete(id);
@@ -282,28 +313,5 @@ export class Session {
   /** Where this session's messages are logged at debug: `logger` (one without the session's binding), naming the session. */
   private messageLog(logger: Logger): MessageLogTarget {
     return { logger, session: this.logId, maxBytes: this.engine.debugMessageBytes };
-  }
-
-  private errorFor(id: RequestId, method: string, err: unknown): JsonRpcResponse {
-    if (err instanceof McpError) return errorResponse(id, err.code, err.message, err.data);
-    // Anything else is our fault or the handler's: the details go to the log, never to the client.
-    this.logger.error({ err, requestId: id, method }, 'request failed');
-    return errorResponse(id, ErrorCode.InternalError, `Internal error while handling ${method}`);
-  }
-}
-
-/** The message and data of the -32004 answer to a request over the session's in-flight cap. */
-export function tooManyInFlight(cap: number): [string, { limit: string; max: number }] {
-  return [
-    `Too many requests in flight: this session already has ${cap} requests running (maxRequestsInFlight); wait for some to finish`,
-    { limit: 'maxRequestsInFlight', max: cap },
-  ];
-}
-
-/** The reason a handler's signal carries when the client cancels its request. */
-export class CancelledError extends Error {
-  constructor(reason?: string) {
-    super(reason ? `Request cancelled: ${reason}` : 'Request cancelled');
-    this.name = 'CancelledError';
   }
 }

@@ -1,12 +1,12 @@
-import { McpError } from '../../protocol/errors';
-import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion } from '../../protocol/versions';
-import type { ClientCapabilities, Implementation, InitializeResult } from '../../protocol/types';
-import type { MethodHandler } from '../handler-types';
-import { objectParam, stringParam } from '../params';
+import { McpError } from '../../../protocol/errors';
+import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion } from '../../../protocol/versions';
+import type { ClientCapabilities, Implementation, InitializeResult } from '../../../protocol/types';
+import type { MethodHandler } from '../../../engine/handler-types';
+import { objectParam, stringParam } from '../../../engine/params';
 
 /** initialize: negotiates the version (the client's if we speak it, else our latest) and capabilities. */
 export const initialize: MethodHandler = (params, ctx) => {
-  const session = ctx.session;
+  const session = ctx.session!;
   if (session.state !== 'new') throw McpError.invalidRequest('initialize: the session is already initialized');
   const requested = stringParam(params, 'protocolVersion', 'initialize');
   const capabilities = objectParam(params, 'capabilities', 'initialize');

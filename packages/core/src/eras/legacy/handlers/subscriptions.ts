@@ -1,0 +1,22 @@
+import { McpError } from '../../../protocol/errors';
+import type { MethodHandler } from '../../../engine/handler-types';
+import { requireScopes, stringParam } from '../../../engine/params';
+
+/** resources/subscribe and resources/unsubscribe: a legacy session's subscriptions (2026-07-28 has subscriptions/listen). */
+
+export const subscribe: MethodHandler = (params, ctx) => {
+  if (!ctx.env.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
+  const uri = stringParam(params, 'uri', 'resources/subscribe');
+  const entry = ctx.engine.registry.entryForUri(uri);
+  if (!entry) throw McpError.resourceNotFound(uri);
+  requireScopes(ctx, entry, `resource ${uri}`);
+  ctx.session!.subscriptions.add(uri);
+  return {};
+};
+
+export const unsubscribe: MethodHandler = (params, ctx) => {
+  if (!ctx.env.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
+  const uri = stringParam(params, 'uri', 'resources/unsubscribe');
+  ctx.session!.subscriptions.delete(uri);
+  return {};
+};

@@ -1,0 +1,20 @@
+import type { MethodHandler } from '../../engine/handler-types';
+import { sharedMethods } from '../../engine/methods';
+import { initialize, ping } from './handlers/initialize';
+import { setLevel } from './handlers/set-level';
+import { subscribe, unsubscribe } from './handlers/subscriptions';
+import { cancelTask, getTask, listTasks, taskResult } from './handlers/tasks';
+
+/** Where a legacy (2025-11-25 and earlier) request is dispatched: every client→server method and its handler. */
+export const legacyMethods: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
+  ['initialize', initialize],
+  ['ping', ping],
+  ['logging/setLevel', setLevel],
+  ...sharedMethods,
+  ['resources/subscribe', subscribe],
+  ['resources/unsubscribe', unsubscribe],
+  ['tasks/get', getTask],
+  ['tasks/result', taskResult],
+  ['tasks/list', listTasks],
+  ['tasks/cancel', cancelTask],
+]);
