@@ -58,6 +58,10 @@ export { RequestContext, RequestContext as ToolContext, relatedTask, type TaskHa
 export { Session } from './eras/legacy/session';
 export { CancelledError } from './engine/dispatch';
 export { McpLogger } from './engine/mcp-logger';
+export { InputRequired, type InputRequest, type InputRequiredOptions } from './engine/input-required';
+export type { Era, RequestEnv } from './engine/request-env';
+export type { ModernOptions } from './eras/modern/modern-requests';
+export type { CacheHint } from './eras/modern/result-shape';
 export { ClientCapabilityError, ClientRequestError, ClientUnreachableError, type ClientRequestOptions } from './engine/client-requests';
 export { InsufficientScopeError, INSUFFICIENT_SCOPE, type Principal, type ScopedEntry } from './auth/principal';
 

@@ -25,6 +25,15 @@ export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
 export { missingScopes } from './auth/principal';
 export { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from './schema/argument-limits';
 export { TaskManager } from './tasks/task-manager';
+
+// The modern era (2026-07-28): request classification, `_meta` claims, the per-stream request tracker
+export { ModernStream } from './eras/modern/modern-stream';
+export { META, claimedVersion, readModernClaim, isRefusal, unsupportedVersion, type ModernClaim, type ModernRefusal } from './eras/modern/meta';
+export { ModernRequests, type ModernRequestOptions } from './eras/modern/modern-requests';
+export { MRTR_METHODS } from './eras/modern/methods';
+export { LazyAbort } from './engine/lazy-abort';
+export { CancelledError } from './engine/dispatch';
+export type { Era, RequestEnv, RequestHost } from './engine/request-env';
 export { systemClock } from './clock';
 
 // Building a registry by hand; shaping handler results

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, createEngine, type EngineOptions, type Principal, type Servable } from '@mcpx/core';
 import {
+  ModernStream,
   encodeMessage,
   errorResponse,
   decodeMessage,
@@ -135,6 +136,8 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
     };
   };
   const session = engine.createSession(channel, 'stdio', { principal: options.principal });
+  // Requests that claim a 2026-07-28 version in their _meta are served without the session: both eras share the stream.
+  const modern = new ModernStream(engine, { principal: options.principal });
   // Messages being handled, and who waits for them all to finish (close).
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
@@ -151,8 +154,10 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
     (line) => {
       const parsed = decodeMessage(line, engine.messageLimits);
       if (parsed.kind === 'response' && barrier.answer(parsed.message.id)) return;
+      if (parsed.kind === 'notification' && modern.cancel(parsed.message)) return;
       inFlight++;
-      session.receive(parsed, hasProgressToken(parsed) ? progressChannel() : channel).then(settled, failed);
+      const replyOn = hasProgressToken(parsed) ? progressChannel() : channel;
+      (ModernStream.isModern(parsed) ? modern.receive(parsed.message, replyOn) : session.receive(parsed, replyOn)).then(settled, failed);
     },
     (bytes) => {
       session.logger.warn({ bytes, limit: maxBytes }, 'message over the size limit; skipped');
@@ -207,6 +212,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       await Promise.race([idle, deadline]);
       clearTimeout(timer);
       open = false;
+      modern.close();
       session.close();
       writer.flush();
       process.off('SIGINT', onSignal);

@@ -6,7 +6,7 @@ import { toElicitationSchema } from '../schema/to-elicitation-schema';
 import { validateElicitedContent } from '../schema/validate-elicited-content';
 import { formatIssues } from '../schema/class-validation';
 import { compileJsonSchema } from '../schema/json-schema-validation';
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
 import type { RequestContext } from './context';
 
 /**
@@ -20,11 +20,33 @@ export interface ClientRequestOptions {
   timeoutMs?: number;
 }
 
-/** Thrown (and shown to the model as a tool error) when the client lacks what a request needs. */
+/**
+ * Thrown when the client lacks what a request needs. Legacy era: shown to the model as a tool
+ * error. Modern era: the request fails with -32021 naming the capability, as 2026-07-28 requires.
+ */
 export class ClientCapabilityError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The capability missing, as a path into ClientCapabilities (for example `elicitation.url`). */
+    readonly capability: string,
+  ) {
     super(message);
     this.name = 'ClientCapabilityError';
+  }
+
+  toMcpError(): McpError {
+    const [head, ...rest] = this.capability.split('.');
+    const required: Record<string, unknown> = {};
+    let at = required;
+    let key = head!;
+    for (const part of rest) {
+      const next: Record<string, unknown> = {};
+      at[key] = next;
+      at = next;
+      key = part;
+    }
+    at[key] = {};
+    return new McpError(ErrorCode.MissingRequiredClientCapability, this.message, { requiredCapabilities: required });
   }
 }
 
@@ -89,12 +111,12 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
 export async function sample(ctx: RequestContext, params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
   requireReachable(ctx, 'sampling/createMessage');
   const sampling = ctx.clientCapabilities.sampling;
-  if (!sampling) throw new ClientCapabilityError('The client does not support sampling (no "sampling" capability was declared)');
+  if (!sampling) throw new ClientCapabilityError('The client does not support sampling (no "sampling" capability was declared)', 'sampling');
   if ((params.tools?.length || params.toolChoice) && !sampling.tools) {
-    throw new ClientCapabilityError('The client does not support tools in sampling (no "sampling.tools" capability was declared)');
+    throw new ClientCapabilityError('The client does not support tools in sampling (no "sampling.tools" capability was declared)', 'sampling.tools');
   }
   if (params.includeContext && params.includeContext !== 'none' && !sampling.context) {
-    throw new ClientCapabilityError(`The client does not support includeContext "${params.includeContext}" (no "sampling.context" capability)`);
+    throw new ClientCapabilityError(`The client does not support includeContext "${params.includeContext}" (no "sampling.context" capability)`, 'sampling.context');
   }
   if (!Array.isArray(params.messages) || !Number.isInteger(params.maxTokens) || params.maxTokens < 1) {
     throw new TypeError('sample() needs messages and a positive integer maxTokens');
@@ -115,7 +137,7 @@ export async function elicit<T extends object>(
   options: ClientRequestOptions = {},
 ): Promise<ElicitResult<T>> {
   requireReachable(ctx, 'elicitation/create');
-  if (!supportsForm(ctx)) throw new ClientCapabilityError('The client does not support form elicitation (no "elicitation" capability was declared)');
+  if (!supportsForm(ctx)) throw new ClientCapabilityError('The client does not support form elicitation (no "elicitation" capability was declared)', 'elicitation');
   const cls = typeof schema === 'function' ? (schema as new () => T) : undefined;
   let requestedSchema: JsonSchema;
   if (cls) requestedSchema = toElicitationSchema(cls) as JsonSchema;
@@ -149,7 +171,7 @@ export async function elicitUrl(
 ): Promise<ElicitResult<never> & { elicitationId: string }> {
   requireReachable(ctx, 'elicitation/create');
   if (!ctx.clientCapabilities.elicitation?.url) {
-    throw new ClientCapabilityError('The client does not support URL elicitation (no "elicitation.url" capability was declared)');
+    throw new ClientCapabilityError('The client does not support URL elicitation (no "elicitation.url" capability was declared)', 'elicitation.url');
   }
   const elicitationId = request.elicitationId ?? randomUUID();
   const result = await send(ctx, 'elicitation/create', { mode: 'url', message: request.message, url: request.url, elicitationId }, options);
@@ -158,7 +180,7 @@ export async function elicitUrl(
 
 export async function listRoots(ctx: RequestContext, options: ClientRequestOptions = {}): Promise<Root[]> {
   requireReachable(ctx, 'roots/list');
-  if (!ctx.clientCapabilities.roots) throw new ClientCapabilityError('The client does not expose roots (no "roots" capability was declared)');
+  if (!ctx.clientCapabilities.roots) throw new ClientCapabilityError('The client does not expose roots (no "roots" capability was declared)', 'roots');
   const result = await send(ctx, 'roots/list', {}, options);
   return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
 }

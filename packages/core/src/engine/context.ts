@@ -27,6 +27,10 @@ export class RequestContext {
   private lastProgress = -Infinity;
   /** Set when the response has been produced: progress after that is dropped, as the spec requires. */
   done = false;
+  /** Caching hints for this result (2026-07-28), when an entry sets its own. */
+  cacheHint?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
+  /** What the client brought back for this round of a multi round-trip request (see inputResponses). */
+  input?: { responses?: Record<string, unknown>; state?: unknown };
 
   constructor(
     /** Where the request runs: the engine, the framework logger, the way to ask the client. */
@@ -82,6 +86,19 @@ export class RequestContext {
 
   get clientCapabilities(): ClientCapabilities {
     return this.env.clientCapabilities;
+  }
+
+  /**
+   * The client's answers to the input requests of the previous round, by key (the lower-level form
+   * of multi round-trip requests: see InputRequired). Undefined on a first round.
+   */
+  get inputResponses(): Record<string, unknown> | undefined {
+    return this.input?.responses;
+  }
+
+  /** The `state` the handler gave InputRequired in the previous round, verified and opened; undefined on a first round. */
+  get requestState(): unknown {
+    return this.input?.state;
   }
 
   /** The progress token the client sent, if any: progress is only reported when there is one. */

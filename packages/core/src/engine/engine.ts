@@ -15,6 +15,7 @@ import { writeToPino } from './mcp-logger';
 import { LOGGING_LEVELS, isLoggingLevel } from './log-levels';
 import { resolveArgumentLimits, type ArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
 import { resolveMessageLimits, type MessageLimits, type ResolvedMessageLimits } from '../protocol/message-limits';
+import { ModernRequests, type ModernOptions } from '../eras/modern/modern-requests';
 
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -24,7 +25,7 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
 
 export type { MethodHandler, NotificationHandler } from './handler-types';
 
-export interface EngineOptions {
+export interface EngineOptions extends ModernOptions {
   /** The framework's logger. Defaults to pino writing JSON to stderr (stdout may be the protocol). */
   logger?: Logger;
   /** The level of the default logger (ignored when `logger` is given). Defaults to MCPX_LOG_LEVEL or info. */
@@ -95,6 +96,8 @@ export class McpEngine {
   readonly notificationHandlers = new Map<string, NotificationHandler>();
   /** Task-augmented tool calls and the tasks/* methods. */
   readonly tasks: TaskManager;
+  /** Where modern (2026-07-28) requests are served: no session, everything from the request's `_meta`. */
+  readonly modern: ModernRequests;
   private readonly sessions = new Map<string, Session>();
   private readonly rootsListeners: ((session: Session) => unknown)[] = [];
   private pendingListChanges = new Set<string>();
@@ -126,7 +129,11 @@ export class McpEngine {
     this.serverInfo = compact({ ...identity });
     this.instructions = instructions;
     this.tasks = new TaskManager(options.taskStore ?? new InMemoryTaskStore(), options.tasks, positiveInteger(options.maxTasksPerPrincipal, 100, 'maxTasksPerPrincipal'));
-    registry.onChange((kind) => this.listChanged(kind));
+    this.modern = new ModernRequests(this, options);
+    registry.onChange((kind) => {
+      this.modern.invalidateCapabilities();
+      this.listChanged(kind);
+    });
     this.notificationHandlers.set('notifications/roots/list_changed', (_params, session) => {
       for (const listener of this.rootsListeners) {
         Promise.resolve()
@@ -213,6 +220,15 @@ export class McpEngine {
       }
     }
     return { ...caps, ...this.options.capabilities };
+  }
+
+  /**
+   * What this server offers modern (2026-07-28) clients: the same derivation as capabilities(),
+   * with change notifications delivered through subscriptions/listen, and no 2025 `tasks` capability.
+   */
+  modernCapabilities(): ServerCapabilities {
+    const { tasks: _legacyTasks, ...caps } = this.capabilities({ unsolicited: true });
+    return caps;
   }
 
   /** Called whenever a client says its roots changed (notifications/roots/list_changed). */

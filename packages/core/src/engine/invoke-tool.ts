@@ -7,6 +7,8 @@ import { text } from '../content/helpers';
 import { toCallToolResult } from '../content/normalize';
 import type { RequestContext } from './context';
 import { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
+import { InputNeeded } from './input-required';
+import { ClientCapabilityError } from './client-requests';
 
 /**
  * Where a tool is invoked: validate the arguments (a failure is a tool execution error the model
@@ -26,6 +28,9 @@ export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>
   } catch (err) {
     if (err instanceof McpError) throw err; // the author asked for a protocol error
     if (ctx.aborted) throw err; // the response is dropped anyway
+    if (err instanceof InputNeeded) throw err; // not a failure: the call waits on the client
+    // 2026-07-28 makes a missing client capability a protocol error (-32021), not a tool result.
+    if (err instanceof ClientCapabilityError && ctx.env.era === 'modern') throw err.toMcpError();
     // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log.
     ctx.host.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
     const message = err instanceof Error ? err.message : String(err);

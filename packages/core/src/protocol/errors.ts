@@ -15,8 +15,14 @@ export const ErrorCode = {
   InsufficientScope: -32003,
   /** A cap the server sets was reached: requests in flight per session, tasks per principal (`data.limit` names it). */
   LimitExceeded: -32004,
-  /** A tool needs the user to visit a URL first (URL-mode elicitation). */
+  /** A tool needs the user to visit a URL first (URL-mode elicitation; 2025-11-25 only). */
   UrlElicitationRequired: -32042,
+  /** 2026-07-28: the HTTP headers do not match the body, or a required header is missing or malformed (HTTP 400). */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` does not declare (`data.requiredCapabilities`; HTTP 400). */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the request's protocol version is not one this server serves (`data.supported`, `data.requested`; HTTP 400). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

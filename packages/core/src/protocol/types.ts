@@ -170,6 +170,8 @@ export interface ServerCapabilities {
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
   tasks?: Record<string, unknown>;
+  /** Extensions the server offers (2026-07-28), keyed by identifier: each value its settings. */
+  extensions?: Record<string, object>;
 }
 
 export interface ClientCapabilities {
@@ -178,6 +180,8 @@ export interface ClientCapabilities {
   sampling?: { context?: object; tools?: object };
   elicitation?: { form?: object; url?: object };
   tasks?: Record<string, unknown>;
+  /** Extensions the client supports (2026-07-28), keyed by identifier. */
+  extensions?: Record<string, object>;
   [key: string]: unknown;
 }
 

@@ -1,0 +1,45 @@
+/**
+ * Input a request waits on from the client (sampling, elicitation, roots), whatever the era. In
+ * 2026-07-28 it becomes an InputRequiredResult, answered by the client's retry; in the legacy era,
+ * requests to the client on the call's stream.
+ */
+
+/** One request for the client to fulfil, as InputRequests holds it. */
+export interface InputRequest {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  params: Record<string, unknown>;
+}
+
+/** What a handler that keeps its own state between rounds (the lower-level form) hands back. */
+export interface InputRequiredOptions {
+  /** The requests for the client, keyed by names the handler chooses (unique within the request). */
+  inputRequests?: Record<string, InputRequest>;
+  /** Anything JSON the handler wants back on the retry, as `ctx.requestState` (sealed on the way out). */
+  state?: unknown;
+}
+
+/** Thrown past a tool's own error handling: the request is not done until the client answers. */
+export abstract class InputNeeded extends Error {}
+
+/**
+ * Throw from a tool, prompt or resource to ask the client for input and end this round: the
+ * lower-level form of MRTR, for handlers that hold their own state. The retry runs the handler
+ * again with `ctx.inputResponses` (the client's answers by key) and `ctx.requestState` (the
+ * `state` given here). In the legacy era the server asks the client on the call's stream and runs
+ * the handler again with the answers, so the same code serves both eras.
+ */
+export class InputRequired extends InputNeeded {
+  constructor(readonly input: InputRequiredOptions) {
+    super('The request needs input from the client');
+    this.name = 'InputRequired';
+    if (!input.inputRequests && input.state === undefined) throw new TypeError('InputRequired needs inputRequests, state, or both');
+  }
+}
+
+/** Raised by `ctx.elicit()`, `ctx.sample()` and `ctx.roots()` in the modern era when the answer is not in yet. */
+export class InputPending extends InputNeeded {
+  constructor() {
+    super('Waiting for the client to answer');
+    this.name = 'InputPending';
+  }
+}

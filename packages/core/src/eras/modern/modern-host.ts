@@ -1,0 +1,43 @@
+import type { Logger } from 'pino';
+import { McpError, ErrorCode } from '../../protocol/errors';
+import type { MessageChannel } from '../../engine/channel';
+import type { McpEngine } from '../../engine/engine';
+import { InputPending, type InputRequest } from '../../engine/input-required';
+import type { RequestHost } from '../../engine/request-env';
+
+/** The short names input keys start with: `elicit-1`, `sample-2`, `roots-3`. */
+const KEY_PREFIX: Record<string, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
+
+/**
+ * Where a modern (2026-07-28) request runs. It has no session and cannot send the client a
+ * request: a question from the handler (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`) is answered
+ * from the answers this round brought back, or recorded as an input request, ending the round.
+ * The handler runs again on each retry, so its n-th question gets the n-th key every time.
+ */
+export class ModernHost implements RequestHost {
+  readonly session = undefined;
+  /** Questions this round could not answer, by key: the InputRequiredResult's inputRequests. */
+  readonly pending: Record<string, InputRequest> = {};
+  pendingCount = 0;
+  private asked = 0;
+
+  constructor(
+    readonly engine: McpEngine,
+    readonly logger: Logger,
+    readonly method: string,
+    /** Answers gathered over earlier rounds and this one, by key; undefined where the method cannot ask (MRTR is for tools/call, prompts/get, resources/read). */
+    private readonly answers: Record<string, unknown> | undefined,
+  ) {}
+
+  ask(method: string, params: Record<string, unknown>, _channel: MessageChannel, options: { signal?: AbortSignal }): Promise<Record<string, unknown>> {
+    if (!this.answers) {
+      return Promise.reject(new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask the client for input: only tools/call, prompts/get and resources/read can (protocol 2026-07-28)`));
+    }
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    const key = `${KEY_PREFIX[method] ?? 'input'}-${++this.asked}`;
+    if (Object.hasOwn(this.answers, key)) return Promise.resolve(this.answers[key] as Record<string, unknown>);
+    this.pending[key] = { method: method as InputRequest['method'], params };
+    this.pendingCount++;
+    return Promise.reject(new InputPending());
+  }
+}

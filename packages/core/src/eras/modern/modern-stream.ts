@@ -1,0 +1,74 @@
+import type { Principal } from '../../auth/principal';
+import type { JsonRpcNotification, JsonRpcRequest, ParsedMessage, RequestId } from '../../protocol/jsonrpc';
+import type { MessageChannel } from '../../engine/channel';
+import { CancelledError, tooManyInFlight } from '../../engine/dispatch';
+import type { McpEngine } from '../../engine/engine';
+import { LazyAbort } from '../../engine/lazy-abort';
+import { errorResponse } from '../../protocol/jsonrpc';
+import { ErrorCode } from '../../protocol/errors';
+import { claimedVersion } from './meta';
+
+/**
+ * The modern requests of one message stream (stdio; an in-process client): 2026-07-28 has no
+ * sessions, but a stream still tracks its requests in flight so that `notifications/cancelled`
+ * can abort them, and closing the stream aborts what is left. Legacy messages on the same stream
+ * go to its Session: a dual-era server serves both at once.
+ */
+export class ModernStream {
+  private readonly inFlight = new Map<RequestId, LazyAbort>();
+
+  constructor(
+    private readonly engine: McpEngine,
+    private readonly options: { principal?: Principal } = {},
+  ) {}
+
+  /** Whether a message is a modern request (its `_meta` claims a protocol version). */
+  static isModern(parsed: ParsedMessage): parsed is { kind: 'request'; message: JsonRpcRequest } {
+    return parsed.kind === 'request' && claimedVersion(parsed.message) !== undefined;
+  }
+
+  /** Serves one modern request; its response goes to `channel` (none when it was cancelled). */
+  async receive(request: JsonRpcRequest, channel: MessageChannel): Promise<void> {
+    const { id } = request;
+    if (this.inFlight.has(id)) {
+      channel.send(errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`));
+      return;
+    }
+    const cap = this.engine.options.maxRequestsInFlight;
+    if (this.inFlight.size >= cap) {
+      const [message, data] = tooManyInFlight(cap);
+      channel.send(errorResponse(id, ErrorCode.LimitExceeded, message, data));
+      return;
+    }
+    const abort = new LazyAbort();
+    this.inFlight.set(id, abort);
+    try {
+      const response = await this.engine.modern.handle(request, channel, { abort, principal: this.options.principal });
+      if (response) channel.send(response);
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  /** Applies `notifications/cancelled` when it names a modern request in flight; false when it names none (it may be the session's). */
+  cancel(notification: JsonRpcNotification): boolean {
+    if (notification.method !== 'notifications/cancelled') return false;
+    const requestId = notification.params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return false;
+    const abort = this.inFlight.get(requestId);
+    if (!abort) return false;
+    const reason = notification.params?.reason;
+    abort.abort(new CancelledError(typeof reason === 'string' ? reason : undefined));
+    return true;
+  }
+
+  get requestsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Aborts every request still running (the stream closed). */
+  close(): void {
+    for (const abort of this.inFlight.values()) abort.abort(new CancelledError('the stream closed'));
+    this.inFlight.clear();
+  }
+}
