@@ -32,7 +32,6 @@ export { META, claimedVersion, readModernClaim, isRefusal, unsupportedVersion, t
 export { ModernRequests, type ModernRequestOptions } from './eras/modern/modern-requests';
 export { MRTR_METHODS } from './eras/modern/methods';
 export { LazyAbort } from './engine/lazy-abort';
-export { CancelledError } from './engine/dispatch';
 export type { Era, RequestEnv, RequestHost } from './engine/request-env';
 export { systemClock } from './clock';
 

@@ -5,7 +5,7 @@
 const EXPORTS = [
   'CancelledError', 'ClientCapabilityError', 'ClientRequestError', 'ClientUnreachableError', 'Complete',
   'DEFAULT_ARGUMENT_LIMITS', 'DefinitionError', 'ElicitationSchemaError', 'EntryList', 'ErrorCode', 'Field',
-  'INSUFFICIENT_SCOPE', 'InMemoryEventStore', 'InMemoryTaskStore', 'InsufficientScopeError',
+  'INSUFFICIENT_SCOPE', 'InMemoryEventStore', 'InMemoryTaskStore', 'InputRequired', 'InsufficientScopeError',
   'InvalidTaskCursorError', 'ManualClock', 'McpError', 'McpLogger', 'McpServer', 'Prompt', 'Registry',
   'RequestContext', 'Resource', 'ResourceTemplate', 'Server', 'Session', 'TERMINAL_STATUSES', 'Tool',
   'ToolContext', 'UriTemplate', 'UriTemplateError', 'UrlElicitationRequiredError', 'assistantMessage',
@@ -18,13 +18,14 @@ const EXPORTS = [
 
 /** '@mcpx/core/transport': what transports, stores and the engine's other drivers use. */
 const TRANSPORT_EXPORTS = [
-  'DEFAULT_MESSAGE_LIMITS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'McpEngine',
+  'ALL_PROTOCOL_VERSIONS', 'DEFAULT_MESSAGE_LIMITS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'LazyAbort',
+  'META', 'MODERN_PROTOCOL_VERSIONS', 'MRTR_METHODS', 'McpEngine', 'ModernRequests', 'ModernStream',
   'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits',
-  'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'errorResponse', 'eventId',
-  'isLoggingLevel', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'parseEventId',
-  'parseMessage', 'resolveArgumentLimits', 'resolveMessageLimits', 'resultResponse', 'scanMessage',
+  'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'errorResponse', 'eventId',
+  'isLoggingLevel', 'isModernProtocolVersion', 'isRefusal', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'parseEventId',
+  'parseMessage', 'readModernClaim', 'resolveArgumentLimits', 'resolveMessageLimits', 'resultResponse', 'scanMessage',
   'scanObject', 'serverInfoOf', 'sessionLogId', 'systemClock', 'toCallToolResult', 'toCompleteResult',
-  'toGetPromptResult', 'toReadResourceResult', 'tooManyInFlight',
+  'toGetPromptResult', 'toReadResourceResult', 'tooManyInFlight', 'unsupportedVersion',
 ];
 
 describe('@mcpx/core public API', () => {

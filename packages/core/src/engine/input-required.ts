@@ -43,3 +43,17 @@ export class InputPending extends InputNeeded {
     this.name = 'InputPending';
   }
 }
+
+/** Which client capability each kind of input request needs, as a path into ClientCapabilities. */
+export function capabilityFor(request: InputRequest): string | undefined {
+  switch (request.method) {
+    case 'elicitation/create':
+      return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation';
+    case 'sampling/createMessage':
+      return 'sampling';
+    case 'roots/list':
+      return 'roots';
+    default:
+      return undefined;
+  }
+}

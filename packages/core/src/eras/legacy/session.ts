@@ -23,6 +23,8 @@ import type { RequestEnv, RequestHost } from '../../engine/request-env';
 import { logNotification, logRefused, logRequest, sessionLogId } from '../../engine/request-log';
 import { CancelledError, errorResponseFor, tooManyInFlight } from '../../engine/dispatch';
 import { legacyMethods } from './methods';
+import { runWithInputRounds } from '../../engine/input-rounds';
+import { MRTR_METHODS } from '../modern/methods';
 
 export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
 
@@ -172,7 +174,7 @@ export class Session implements RequestHost {
       // The request's own token (it may carry scopes granted since initialize), else the session's.
       const ctx = new RequestContext(this, this.envFor(principal), id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
       try {
-        const result = await handler!(params, ctx);
+        const result = MRTR_METHODS.has(method) ? await runWithInputRounds(handler!, params, ctx) : await handler!(params, ctx);
         response = abort.aborted ? null : resultResponse(id, result);
       } catch (err) {
         response = abort.aborted ? null : errorResponseFor(id, method, err, this.logger);

@@ -10,6 +10,7 @@ import type { McpEngine } from '../../engine/engine';
 import { ClientCapabilityError } from '../../engine/client-requests';
 import { InputNeeded, InputRequired, type InputRequest } from '../../engine/input-required';
 import { LazyAbort } from '../../engine/lazy-abort';
+import { checkInputCapability } from '../../engine/input-rounds';
 import { loggedChannel, logMessage, type MessageLogTarget } from '../../engine/message-log';
 import type { RequestEnv } from '../../engine/request-env';
 import { logRequest } from '../../engine/request-log';
@@ -146,7 +147,13 @@ export class ModernRequests {
         err.elicitations.forEach((e, i) => (requests[`url-${i + 1}`] = { method: 'elicitation/create', params: { mode: 'url', message: e.message, url: e.url } }));
         response = resultResponse(id, this.inputRequired(requests, answers!, digest, options.principal, round?.state));
       } else if (err instanceof InputRequired && canAsk) {
-        response = resultResponse(id, this.inputRequired(err.input.inputRequests ?? {}, answers!, digest, options.principal, err.input.state, true));
+        const requests = err.input.inputRequests ?? {};
+        try {
+          for (const request of Object.values(requests)) checkInputCapability(env.clientCapabilities, request);
+          response = resultResponse(id, this.inputRequired(requests, answers!, digest, options.principal, err.input.state, true));
+        } catch (refused) {
+          response = errorResponseFor(id, method, toModernError(refused), logger);
+        }
       } else response = errorResponseFor(id, method, toModernError(err), logger);
     } finally {
       ctx.done = true;
