@@ -15,7 +15,16 @@ import {
   type Session,
   type ToolDefinition,
 } from '@mcpx/core';
-import { parseMessage, type JsonRpcErrorObject, type JsonRpcMessage, type JsonRpcNotification, type McpEngine } from '@mcpx/core/transport';
+import {
+  META,
+  ModernStream,
+  isModernProtocolVersion,
+  parseMessage,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type McpEngine,
+} from '@mcpx/core/transport';
 
 /** A JSON-RPC error the server answered with. */
 export class RpcError extends Error {
@@ -32,6 +41,12 @@ export class RpcError extends Error {
 export interface ConnectOptions extends EngineOptions {
   clientInfo?: { name: string; version: string };
   capabilities?: Record<string, unknown>;
+  /**
+   * The protocol version the client speaks (default 2025-11-25). A modern version (2026-07-28)
+   * sends no initialize: every request carries the version, capabilities and client info in its
+   * `_meta`, and input requests (elicitation, sampling, roots) are answered by retrying with the
+   * answers, as a 2026 client does.
+   */
   protocolVersion?: string;
   /** Send initialize and notifications/initialized on connect (default true). */
   initialize?: boolean;
@@ -63,18 +78,40 @@ export class TestClient {
   /** Notifications already handed out by nextNotification. */
   private readonly awaited = new WeakSet<JsonRpcNotification>();
   readonly session: Session;
+  /** Set when the client speaks a modern version: its requests carry this `_meta`, and go to no session. */
+  private modern?: { stream: ModernStream; meta: Record<string, unknown> };
+  private readonly channel = {
+    send: (message: JsonRpcMessage) => {
+      const text = this.serialise(message);
+      if (text !== undefined) this.deliver(text);
+    },
+  };
 
   constructor(
     readonly engine: McpEngine,
     principal?: Principal,
   ) {
-    const channel = {
-      send: (message: JsonRpcMessage) => {
-        const text = this.serialise(message);
-        if (text !== undefined) this.deliver(text);
+    this.session = engine.createSession(this.channel, undefined, { principal });
+    this.principal = principal;
+  }
+
+  private readonly principal?: Principal;
+
+  /** Speaks a modern protocol version from now on: per-request `_meta` instead of a session. */
+  useModern(options: ConnectOptions & { protocolVersion: string }): void {
+    this.modern = {
+      stream: new ModernStream(this.engine, { principal: this.principal }),
+      meta: {
+        [META.protocolVersion]: options.protocolVersion,
+        [META.clientCapabilities]: options.capabilities ?? {},
+        [META.clientInfo]: options.clientInfo ?? { name: 'mcpx-test-client', version: '0.0.0' },
       },
     };
-    this.session = engine.createSession(channel, undefined, { principal });
+  }
+
+  /** The protocol era this client speaks. */
+  get era(): 'legacy' | 'modern' {
+    return this.modern ? 'modern' : 'legacy';
   }
 
   async initialize(options: ConnectOptions = {}): Promise<InitializeResult> {
@@ -87,8 +124,32 @@ export class TestClient {
     return this.initializeResult;
   }
 
-  /** Sends a request and resolves with its result, or rejects with an RpcError. */
-  request<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<T> {
+  /**
+   * Sends a request and resolves with its result, or rejects with an RpcError. In the modern era,
+   * an InputRequiredResult is answered with the onRequest handlers and the request retried with
+   * the answers (up to 10 rounds), as a 2026 client does; the final result is what resolves.
+   */
+  async request<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<T> {
+    if (!this.modern) return this.send1<T>(method, params, options);
+    let round: Record<string, unknown> = { ...params, _meta: { ...(params?._meta as object), ...this.modern.meta } };
+    for (let rounds = 0; ; rounds++) {
+      const result = await this.send1<Record<string, unknown>>(method, round, options);
+      if (result.resultType !== 'input_required') return result as T;
+      if (rounds >= 10) throw new Error(`${method} still needs input after 10 rounds`);
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, input] of Object.entries((result.inputRequests ?? {}) as Record<string, { method: string; params?: Record<string, unknown> }>)) {
+        const params = input.params ?? {};
+        this.serverRequests.push({ method: input.method, params });
+        const handler = this.handlers.get(input.method);
+        if (!handler) throw new Error(`The server asked for ${input.method} and the test client has no onRequest handler for it`);
+        inputResponses[key] = (await handler(params)) ?? {};
+      }
+      const { inputResponses: _a, requestState: _s, ...rest } = round;
+      round = { ...rest, inputResponses, ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
+    }
+  }
+
+  private send1<T>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<T> {
     const id = this.nextId++;
     let sendParams = params;
     if (options.onProgress) sendParams = { ...params, _meta: { ...(params?._meta as object), progressToken: id } };
@@ -152,6 +213,11 @@ export class TestClient {
     return new Promise((resolve) => this.waiters.push({ method, resolve }));
   }
 
+  /** server/discover (2026-07-28): the versions, capabilities and identity of the server. */
+  discover(): Promise<Record<string, any>> {
+    return this.request('server/discover');
+  }
+
   ping(): Promise<Record<string, never>> {
     return this.request('ping');
   }
@@ -185,7 +251,12 @@ export class TestClient {
   complete(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: { name: string; value: string }, context?: Record<string, string>): Promise<CompleteResult> {
     return this.request('completion/complete', { ref, argument, ...(context ? { context: { arguments: context } } : {}) });
   }
+  /** Legacy: logging/setLevel. Modern: every later request carries the level in its `_meta` (2026-07-28 has no setLevel). */
   setLogLevel(level: LoggingLevel): Promise<Record<string, never>> {
+    if (this.modern) {
+      this.modern.meta[META.logLevel] = level;
+      return Promise.resolve({});
+    }
     return this.request('logging/setLevel', { level });
   }
 
@@ -203,6 +274,7 @@ export class TestClient {
   }
 
   close(): void {
+    this.modern?.stream.close();
     this.session.close();
     for (const { reject } of this.pending.values()) reject(new Error('Client closed'));
     this.pending.clear();
@@ -211,7 +283,13 @@ export class TestClient {
   private send(message: JsonRpcMessage): void {
     const text = JSON.stringify(message);
     // Delivered on a later tick, as a transport would.
-    setImmediate(() => void this.session.receive(parseMessage(text), this.session.outlet));
+    setImmediate(() => {
+      const parsed = parseMessage(text);
+      const modern = this.modern?.stream;
+      if (modern && ModernStream.isModern(parsed)) void modern.receive(parsed.message, this.channel);
+      else if (modern && parsed.kind === 'notification' && modern.cancel(parsed.message)) return;
+      else void this.session.receive(parsed, this.session.outlet);
+    });
   }
 
   /** A response that cannot go over the wire fails its request (instead of leaving it pending for ever). */
@@ -267,6 +345,7 @@ export class TestClient {
  */
 export async function connect(target: Servable, options: ConnectOptions = {}): Promise<TestClient> {
   const client = new TestClient(createEngine(target, options), options.principal);
-  if (options.initialize !== false) await client.initialize(options);
+  if (isModernProtocolVersion(options.protocolVersion)) client.useModern({ ...options, protocolVersion: options.protocolVersion });
+  else if (options.initialize !== false) await client.initialize(options);
   return client;
 }
