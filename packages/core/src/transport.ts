@@ -24,6 +24,7 @@ export { sessionLogId } from './engine/request-log';
 export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
 export { missingScopes } from './auth/principal';
 export { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from './schema/argument-limits';
+export { headerParameters, type HeaderParameter } from './schema/header-parameters';
 export { TaskManager } from './tasks/task-manager';
 
 // The modern era (2026-07-28): request classification, `_meta` claims, the per-stream request tracker

@@ -22,6 +22,7 @@ const TRANSPORT_EXPORTS = [
   'META', 'MODERN_PROTOCOL_VERSIONS', 'MRTR_METHODS', 'McpEngine', 'ModernRequests', 'ModernStream',
   'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits',
   'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'errorResponse', 'eventId',
+  'headerParameters',
   'isLoggingLevel', 'isModernProtocolVersion', 'isRefusal', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'parseEventId',
   'parseMessage', 'readModernClaim', 'resolveArgumentLimits', 'resolveMessageLimits', 'resultResponse', 'scanMessage',
   'scanObject', 'serverInfoOf', 'sessionLogId', 'systemClock', 'toCallToolResult', 'toCompleteResult',

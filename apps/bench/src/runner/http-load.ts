@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { BIG_TEXT } from '../payload';
 import { percentile } from './stats';
 import { Tally, type Checked } from './tally';
-import { INITIALIZED_BODY, postHeaders, callBody, findResponse, headerOf, initializeBody, listToolsBody, sessionHeaders } from './mcp';
+import { INITIALIZED_BODY, postHeaders, callBody, findResponse, headerOf, initializeBody, listToolsBody, modernCallHeaders, sessionHeaders } from './mcp';
 
 export interface CallLoad extends Checked {
   /** Checked responses per second. */
@@ -28,8 +28,10 @@ export async function toolCalls(options: {
   sessions: (string | undefined)[];
   durationS: number;
   tool: 'echo' | 'big';
+  /** Speak 2026-07-28: per-request `_meta` and the Mcp-Method/Mcp-Name headers, no sessions. */
+  modern?: boolean;
 }): Promise<CallLoad> {
-  const { url, sessions, tool } = options;
+  const { url, sessions, tool, modern = false } = options;
   const tally = new Tally();
   let client = 0;
 
@@ -46,7 +48,7 @@ export async function toolCalls(options: {
       const ctx = context as Ctx;
       const id = (ctx.id = nextId++);
       ctx.sentAt = performance.now();
-      return { ...req, body: callBody(id, tool, `hello ${id}`) };
+      return { ...req, body: callBody(id, tool, `hello ${id}`, modern) };
     },
     onResponse: (status, body, context) => {
       const ctx = context as Ctx;
@@ -70,7 +72,7 @@ export async function toolCalls(options: {
     // autocannon notices the end of a run at its next sample: sample often so short runs stay short.
     sampleInt: 100,
     requests: [request],
-    setupClient: (c: Client) => c.setHeaders(sessionHeaders(sessions[client++ % sessions.length])),
+    setupClient: (c: Client) => c.setHeaders(modern ? modernCallHeaders(tool) : sessionHeaders(sessions[client++ % sessions.length])),
   });
   const seconds = result.duration;
   if (result.errors || result.timeouts) tally.fail(`${result.errors} connection errors, ${result.timeouts} timeouts`);

@@ -1,6 +1,20 @@
 /** The MCP messages the load generators send, and how they read the answers (JSON or SSE). */
 
 export const PROTOCOL_VERSION = '2025-11-25';
+/** The modern era's version: no session, the client in every request's `_meta`. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** The `_meta` every modern request carries. */
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'mcpx-bench', version: '1.0.0' },
+};
+
+/** Headers of a modern tools/call POST (2026-07-28): version, method and tool name mirrored from the body. */
+export function modernCallHeaders(tool: 'echo' | 'big'): Record<string, string> {
+  return { ...postHeaders(), 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/call', 'mcp-name': tool };
+}
 
 /** Headers of a POST before a session exists. A new object each time: autocannon writes Content-Length into it. */
 export function postHeaders(): Record<string, string> {
@@ -28,8 +42,9 @@ export function listToolsBody(id: number): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
 }
 
-export function callBody(id: number, tool: 'echo' | 'big', text?: string): string {
-  const params = tool === 'echo' ? { name: 'echo', arguments: { text } } : { name: 'big', arguments: {} };
+export function callBody(id: number, tool: 'echo' | 'big', text?: string, modern = false): string {
+  const params: Record<string, unknown> = tool === 'echo' ? { name: 'echo', arguments: { text } } : { name: 'big', arguments: {} };
+  if (modern) params._meta = MODERN_META;
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
 }
 

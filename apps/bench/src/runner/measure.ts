@@ -60,12 +60,14 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
     }
 
     const most = Math.max(...s.concurrencies, s.bigConnections);
-    const sessions = target.mcp ? await openSessions(url, most, 16) : Array<undefined>(most).fill(undefined);
-    checked(target, 'warm-up', await toolCalls({ url, sessions: sessions.slice(0, 16), durationS: s.warmS, tool: 'echo' }));
+    // A modern client holds no session: each connection just sends its requests.
+    const modern = target.modern === true;
+    const sessions = target.mcp && !modern ? await openSessions(url, most, 16) : Array<undefined>(most).fill(undefined);
+    checked(target, 'warm-up', await toolCalls({ url, sessions: sessions.slice(0, 16), durationS: s.warmS, tool: 'echo', modern }));
 
     for (const c of s.concurrencies) {
       const cpuBefore = await server.cpu();
-      const load: CallLoad = await toolCalls({ url, sessions: sessions.slice(0, c), durationS: s.callS, tool: 'echo' });
+      const load: CallLoad = await toolCalls({ url, sessions: sessions.slice(0, c), durationS: s.callS, tool: 'echo', modern });
       const cpuUsed = (await server.cpu()) - cpuBefore;
       checked(target, `echo c=${c}`, load);
       figures[`echo${c}Rps`] = load.rps;
@@ -79,7 +81,7 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
       );
     }
 
-    const big = await toolCalls({ url, sessions: sessions.slice(0, s.bigConnections), durationS: s.callS, tool: 'big' });
+    const big = await toolCalls({ url, sessions: sessions.slice(0, s.bigConnections), durationS: s.callS, tool: 'big', modern });
     checked(target, 'big', big);
     figures.bigMBps = big.mbps!;
     progress(`  ${target.label}: big ${Math.round(big.mbps!)} MB/s`);
@@ -104,7 +106,7 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
   const server = startProcess(target.script, target.args, {}, true);
   const figures: Figures = {};
   try {
-    const peer = new StdioPeer(server.child);
+    const peer = new StdioPeer(server.child, target.modern === true);
     const exited = new Promise<never>((_, reject) =>
       server.child.once('exit', (code) => reject(new Error(`${target.label} exited with ${code}: ${server.stderrTail()}`))),
     );

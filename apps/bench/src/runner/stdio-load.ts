@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { PROTOCOL_VERSION } from './mcp';
+import { MODERN_META, PROTOCOL_VERSION } from './mcp';
 import { Tally, type Checked } from './tally';
 
 interface Message {
@@ -16,7 +16,11 @@ export class StdioPeer {
   private nextId = 1;
   private readonly pending = new Map<number, (message: Message) => void>();
 
-  constructor(private readonly child: ChildProcess) {
+  constructor(
+    private readonly child: ChildProcess,
+    /** Speak 2026-07-28: no initialize; every request carries the client in its `_meta`. */
+    readonly modern = false,
+  ) {
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => this.read(chunk));
   }
 
@@ -61,6 +65,11 @@ export class StdioPeer {
   }
 
   async initialize(): Promise<void> {
+    if (this.modern) {
+      const discovered = await this.request('server/discover', { _meta: MODERN_META });
+      if (!discovered.result?.supportedVersions) throw new Error(`server/discover failed: ${JSON.stringify(discovered)}`);
+      return;
+    }
     const answer = await this.request('initialize', {
       protocolVersion: PROTOCOL_VERSION,
       capabilities: {},
@@ -84,7 +93,7 @@ export async function stdioRoundTrips(peer: StdioPeer, inFlight: number, duratio
   const lane = async () => {
     while (performance.now() < deadline) {
       const text = `hello ${sent++}`;
-      const answer = await peer.request('tools/call', { name: 'echo', arguments: { text } });
+      const answer = await peer.request('tools/call', peer.modern ? { name: 'echo', arguments: { text }, _meta: MODERN_META } : { name: 'echo', arguments: { text } });
       const got = (answer.result?.content as { text?: string }[] | undefined)?.[0]?.text;
       if (got === text) tally.pass();
       else tally.fail(JSON.stringify(answer));

@@ -11,16 +11,20 @@ export interface Target {
   stateful: boolean;
   /** Speaks MCP (the raw route only answers tools/call). */
   mcp: boolean;
+  /** Measured in the modern era (2026-07-28: per-request _meta, no sessions) instead of the legacy one. */
+  modern?: boolean;
 }
 
 export const TARGETS: Target[] = [
   { key: 'mcpx-sse', label: 'mcpx SSE', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: true, mcp: true },
   { key: 'mcpx-json', label: 'mcpx JSON', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--json-response'], stateful: true, mcp: true },
+  { key: 'mcpx-2026', label: 'mcpx 2026-07-28', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: false, mcp: true, modern: true },
   { key: 'mcpx-stateless', label: 'mcpx stateless', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--stateless'], stateful: false, mcp: true },
   { key: 'sdk', label: 'SDK', family: 'sdk', transport: 'http', script: 'anchors/sdk.mjs', args: [], stateful: true, mcp: true },
   { key: 'fastmcp', label: 'FastMCP', family: 'fastmcp', transport: 'http', script: 'anchors/fastmcp.mjs', args: [], stateful: true, mcp: true },
   { key: 'raw', label: 'raw Fastify', family: 'raw', transport: 'http', script: 'anchors/raw-fastify.mjs', args: [], stateful: false, mcp: false },
   { key: 'mcpx-stdio', label: 'mcpx stdio', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: true, mcp: true },
+  { key: 'mcpx-stdio-2026', label: 'mcpx stdio 2026-07-28', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: false, mcp: true, modern: true },
   { key: 'sdk-stdio', label: 'SDK stdio', family: 'sdk', transport: 'stdio', script: 'anchors/sdk.mjs', args: ['--stdio'], stateful: true, mcp: true },
   { key: 'fastmcp-stdio', label: 'FastMCP stdio', family: 'fastmcp', transport: 'stdio', script: 'anchors/fastmcp.mjs', args: ['--stdio'], stateful: true, mcp: true },
 ];

@@ -174,7 +174,9 @@ export async function elicitUrl(
     throw new ClientCapabilityError('The client does not support URL elicitation (no "elicitation.url" capability was declared)', 'elicitation.url');
   }
   const elicitationId = request.elicitationId ?? randomUUID();
-  const result = await send(ctx, 'elicitation/create', { mode: 'url', message: request.message, url: request.url, elicitationId }, options);
+  // 2026-07-28 dropped elicitationId from the request: the client learns the outcome by retrying.
+  const params = ctx.env.era === 'modern' ? { mode: 'url', message: request.message, url: request.url } : { mode: 'url', message: request.message, url: request.url, elicitationId };
+  const result = await send(ctx, 'elicitation/create', params, options);
   return { ...(result as unknown as ElicitResult<never>), elicitationId };
 }
 

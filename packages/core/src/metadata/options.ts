@@ -1,6 +1,7 @@
 import type { Icon, Implementation, Meta, PromptArgument, Resource, ResourceTemplate, TaskSupport, ToolAnnotations } from '../protocol/types';
 import type { JsonSchema } from '../schema/json-schema';
 import type { ArgumentLimits } from '../schema/argument-limits';
+import type { CacheHint } from '../eras/modern/result-shape';
 
 /** What `@Server` accepts: the server's identity and its instructions to the model. */
 export interface ServerOptions extends Implementation {
@@ -42,6 +43,13 @@ export interface ToolOptions {
 /** A resource's listed fields; `name` defaults to the method name. */
 export interface ResourceOptions extends Omit<Resource, 'name'> {
   name?: string;
+  /**
+   * Caching hints on this resource's resources/read results for 2026-07-28 clients: how long
+   * (`ttlMs`) they may use a result without reading again, and whether shared caches may keep it
+   * (`cacheScope`: "public" only when the content is the same for every caller). What is left out
+   * comes from the server's `cache` option. Older clients get no hints.
+   */
+  cache?: Partial<CacheHint>;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
   scopes?: string[];
 }
@@ -49,6 +57,8 @@ export interface ResourceOptions extends Omit<Resource, 'name'> {
 /** A template's listed fields; `name` defaults to the method name. */
 export interface ResourceTemplateOptions extends Omit<ResourceTemplate, 'name'> {
   name?: string;
+  /** Caching hints on resources/read results for every URI the template matches (see ResourceOptions.cache). */
+  cache?: Partial<CacheHint>;
   /** Completers for template variables, keyed by variable name. Called with `this` bound to the server. */
   complete?: Record<string, Completer>;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */

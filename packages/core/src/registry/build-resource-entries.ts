@@ -4,6 +4,7 @@ import { UriTemplate, UriTemplateError } from '../uri-template';
 import { compact } from '../compact';
 import { DefinitionError } from './definition-error';
 import { scopesOf } from './entry-scopes';
+import { cacheHintOf } from './entry-cache';
 import type { ResourceEntry, ResourceHandler, TemplateEntry, TemplateHandler } from './entry-types';
 
 export interface ResourceSpec extends ResourceOptions {
@@ -26,7 +27,8 @@ export function buildResourceEntry(spec: ResourceSpec): ResourceEntry {
     annotations: spec.annotations,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, source, scopes: scopesOf(spec.scopes, source) };
+  const cache = cacheHintOf(spec.cache, source);
+  return { definition, handler: spec.handler, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}) };
 }
 
 export interface TemplateSpec extends ResourceTemplateOptions {
@@ -44,6 +46,7 @@ export function buildTemplateEntry(spec: TemplateSpec): TemplateEntry {
     if (err instanceof UriTemplateError) throw new DefinitionError(`${source}: unparsable URI template: ${err.message}`);
     throw err;
   }
+  const cache = cacheHintOf(spec.cache, source);
   const completers = new Map(Object.entries(spec.complete ?? {}));
   for (const variable of completers.keys()) {
     if (!template.variableNames.includes(variable)) {
@@ -60,7 +63,7 @@ export function buildTemplateEntry(spec: TemplateSpec): TemplateEntry {
     annotations: spec.annotations,
     _meta: spec._meta,
   });
-  return { definition, template, handler: spec.handler, completers, source, scopes: scopesOf(spec.scopes, source) };
+  return { definition, template, handler: spec.handler, completers, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}) };
 }
 
 function isAbsoluteUri(uri: string): boolean {

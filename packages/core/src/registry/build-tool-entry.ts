@@ -3,6 +3,7 @@ import type { ToolOptions } from '../metadata/options';
 import type { JsonSchema } from '../schema/json-schema';
 import { classToJsonSchema } from '../schema/class-schema';
 import { compileJsonSchema } from '../schema/json-schema-validation';
+import { scanHeaderParameters, type HeaderParameter } from '../schema/header-parameters';
 import { validateInput, validateOutput } from '../schema/class-validation';
 import { DEFAULT_ARGUMENT_LIMITS, resolveArgumentLimits } from '../schema/argument-limits';
 import { compact } from '../compact';
@@ -47,6 +48,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     execution: spec.taskSupport && spec.taskSupport !== 'forbidden' ? { taskSupport: spec.taskSupport } : undefined,
     _meta: spec._meta,
   });
+  const headers = checkedHeaderParameters(inputSchema, spec.input !== undefined, source, spec.name);
   // Checked now, so a bad limit fails at startup and names the tool.
   if (spec.limits) {
     try {
@@ -61,9 +63,28 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     validateInput: input.validate,
     validateOutput: output?.validate,
     limits: spec.limits,
+    headerParameters: headers,
     source,
     scopes: scopesOf(spec.scopes, source),
   };
+}
+
+/**
+ * The tool's header parameters (`x-mcp-header`), found once here for the HTTP transport, which checks
+ * the `Mcp-Param-*` headers of every tools/call against them. A broken annotation would make clients
+ * drop the tool from their list, so it fails the definition instead.
+ */
+function checkedHeaderParameters(inputSchema: JsonSchema, fromClass: boolean, source: string, name: string): readonly HeaderParameter[] {
+  const { parameters, problems, unreachable } = scanHeaderParameters(inputSchema);
+  if (problems.length > 0) {
+    const hint =
+      fromClass && unreachable
+        ? ' (a class with @Field({ header }) properties must be nested as a single value, with @ValidateNested() and @Type(() => ItsClass): not in an array, a Set or a Map, and not inside itself)'
+        : '';
+    const label = source.includes(`"${name}"`) ? source : `${source} (tool "${name}")`;
+    throw new DefinitionError(`${label}: invalid x-mcp-header: ${problems.join('; ')}${hint}`);
+  }
+  return Object.freeze(parameters.map((p) => Object.freeze({ ...p, path: Object.freeze([...p.path]) as string[] })));
 }
 
 /** A tool's input or output: from a class (rules → schema + class-validator) or a raw JSON Schema. */

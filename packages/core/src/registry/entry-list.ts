@@ -18,6 +18,14 @@ export interface Page<T> {
  * One kind of registry entry, keyed by name (or URI). Live: every change is reported, so the
  * engine can tell clients their list changed. Pages are cut by sequence number, so a cursor
  * points "after entry #n" and survives additions and removals without skipping or repeating.
+ *
+ * List order (the spec asks for a deterministic tools/list, so clients and LLM prompt caches can
+ * rely on it) is the order entries were added, and nothing else: not timing, not requests, not
+ * enabling or disabling. The scanner adds a server's entries in declaration order (a base class's
+ * first), then `onServerInit` adds its own. Replacing an entry keeps its place; an entry removed
+ * and added again is a new entry and goes to the end. So the same registrations, made in the same
+ * order, give every instance of a server the same list, and the list only changes when the set
+ * changes (which clients hear as list_changed).
  */
 export class EntryList<T> {
   private readonly slots = new Map<string, Slot<T>>();

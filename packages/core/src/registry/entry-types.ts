@@ -4,6 +4,8 @@ import type { Completer } from '../metadata/options';
 import type { RequestContext } from '../engine/context';
 import type { ValidationIssue } from '../schema/class-validation';
 import type { ArgumentLimits } from '../schema/argument-limits';
+import type { HeaderParameter } from '../schema/header-parameters';
+import type { CacheHint } from '../eras/modern/result-shape';
 import type { UriTemplate } from '../uri-template';
 
 /** Checks a value; `unknownProperties` says what an input class does with properties it does not declare (raw schemas decide for themselves). */
@@ -26,12 +28,16 @@ export interface ToolEntry extends ScopedEntry {
   readonly validateOutput?: Validator;
   /** The tool's own argument limits, over the server's (`@Tool({ limits })`). */
   readonly limits?: ArgumentLimits;
+  /** The arguments clients mirror into `Mcp-Param-*` headers (`x-mcp-header`), found when the tool was defined. */
+  readonly headerParameters: readonly HeaderParameter[];
   readonly source: string;
 }
 
 export interface ResourceEntry extends ScopedEntry {
   readonly definition: Resource;
   readonly handler: ResourceHandler;
+  /** Its own caching hints for resources/read (2026-07-28), over the server's. */
+  readonly cache?: Readonly<Partial<CacheHint>>;
   readonly source: string;
 }
 
@@ -39,6 +45,8 @@ export interface TemplateEntry extends ScopedEntry {
   readonly definition: ResourceTemplate;
   readonly template: UriTemplate;
   readonly handler: TemplateHandler;
+  /** Its own caching hints for resources/read of the URIs it matches (2026-07-28), over the server's. */
+  readonly cache?: Readonly<Partial<CacheHint>>;
   readonly completers: ReadonlyMap<string, Completer>;
   readonly source: string;
 }

@@ -4,6 +4,7 @@ import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class
 import { defaultMetadataStorage as transformerStorage } from 'class-transformer/cjs/storage';
 import { getFieldOptions, type FieldOptions } from './field';
 import { deepFreeze, type JsonSchema } from './json-schema';
+import { HEADER_KEYWORD } from './header-parameters';
 
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 type RuleMapper = (schema: JsonSchema, constraints: unknown[]) => void;
@@ -78,6 +79,8 @@ export function classToJsonSchema(cls: Function): JsonSchema {
 class SchemaBuilder {
   private readonly defs: Record<string, JsonSchema> = {};
   private readonly names = new Map<Function, string>();
+  /** Classes being written out in place (see `single`), to stop at a cycle. */
+  private readonly inlining = new Set<Function>();
 
   constructor(private readonly root: Function) {}
 
@@ -109,6 +112,22 @@ class SchemaBuilder {
       this.defs[name] = this.objectSchema(cls);
     }
     return { $ref: `#/$defs/${name}` };
+  }
+
+  /**
+   * The schema of a property holding one instance of `cls`: a `$ref`, unless `cls` declares header
+   * parameters (`@Field({ header })`), which are only valid where a chain of `properties` reaches
+   * them; so such a class is written out in place. A class already being written out (a cycle)
+   * falls back to `$ref`, and its headers are then reported where the tool is defined.
+   */
+  private single(cls: Function): JsonSchema {
+    if (cls === this.root || this.inlining.has(cls) || !declaresHeaders(cls)) return this.ref(cls);
+    this.inlining.add(cls);
+    try {
+      return this.objectSchema(cls);
+    } finally {
+      this.inlining.delete(cls);
+    }
   }
 
   private objectSchema(cls: Function): JsonSchema {
@@ -187,7 +206,7 @@ class SchemaBuilder {
 
     if (nested) {
       const nestedClass = resolveNestedClass(cls, property, designType);
-      const target = nestedClass ? this.ref(nestedClass) : { type: 'object' };
+      const target = nestedClass ? (isArray ? this.ref(nestedClass) : this.single(nestedClass)) : { type: 'object' };
       if (isArray) items = { ...target, ...items };
       else own = { ...target, ...own };
       if (nestedClass) info.shapes.set(property, { kind: 'nested', each: isArray, cls: nestedClass });
@@ -299,6 +318,28 @@ function resolveNestedClass(cls: Function, property: string, designType: unknown
   const t = transformerType(cls, property);
   if (t && !BUILTIN_TYPES.has(t)) return t;
   return typeof designType === 'function' && !BUILTIN_TYPES.has(designType) ? designType : undefined;
+}
+
+/**
+ * Whether `cls`, or a class nested in it as a single value, has a property marked as a header
+ * parameter (`@Field({ header })`, or `x-mcp-header` given through `@Field({ schema })`).
+ */
+function declaresHeaders(cls: Function, seen = new Set<Function>()): boolean {
+  if (seen.has(cls)) return false;
+  seen.add(cls);
+  const metas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+  for (const property of new Set(metas.map((m) => m.propertyName))) {
+    const field = getFieldOptions(cls, property);
+    if (field?.header !== undefined || (field?.schema && HEADER_KEYWORD in field.schema)) return true;
+  }
+  for (const m of metas) {
+    if (m.type !== ValidationTypes.NESTED_VALIDATION || m.each) continue;
+    const designType: unknown = Reflect.getMetadata('design:type', cls.prototype, m.propertyName);
+    if (designType === Array || designType === Set || designType === Map) continue;
+    const nested = resolveNestedClass(cls, m.propertyName, designType);
+    if (nested && declaresHeaders(nested, seen)) return true;
+  }
+  return false;
 }
 
 /** Number of prototype steps from `cls` up to `target` (0 = declared on `cls` itself). */
@@ -467,5 +508,6 @@ function annotate(schema: JsonSchema, field: FieldOptions | undefined): JsonSche
   if (field.default !== undefined) out.default = field.default;
   if (field.examples !== undefined) out.examples = field.examples;
   if (field.deprecated !== undefined) out.deprecated = field.deprecated;
+  if (field.header !== undefined) out[HEADER_KEYWORD] = field.header;
   return Object.assign(out, field.schema);
 }

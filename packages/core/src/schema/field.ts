@@ -18,6 +18,15 @@ export interface FieldOptions {
    * values without an entry are shown as themselves. Tool input schemas are not affected.
    */
   enumTitles?: Record<string, string>;
+  /**
+   * Mirrors this tool argument into the HTTP header `Mcp-Param-{header}` (2026-07-28 `x-mcp-header`),
+   * so load balancers and gateways can route on it without reading the body. An HTTP token
+   * (letters, digits, `-` and the like), unique within the tool ignoring case, on a string,
+   * integer or boolean property that is a direct property of the input class or of a class nested
+   * in it as a single value (not in an array). Checked when the tool is defined. Header values
+   * are visible to every intermediary: never mark secrets or personal data.
+   */
+  header?: string;
   /** Extra JSON Schema keywords, merged last (they win over everything derived). */
   schema?: Record<string, unknown>;
 }

@@ -21,6 +21,8 @@ export const readResource: MethodHandler = async (params, ctx) => {
   const resource = registry.resources.get(uri);
   if (resource) {
     requireScopes(ctx, resource, `resource ${uri}`);
+    // Before the handler runs, so the handler may still set its own (modern results only carry them).
+    if (resource.cache) ctx.cacheHint = resource.cache;
     const value = await resource.handler(ctx);
     if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
     return toReadResourceResult(value, uri, resource.definition.mimeType) as unknown as Record<string, unknown>;
@@ -28,6 +30,7 @@ export const readResource: MethodHandler = async (params, ctx) => {
   const match = registry.matchTemplate(uri);
   if (!match) throw McpError.resourceNotFound(uri);
   requireScopes(ctx, match.entry, `resource ${uri}`);
+  if (match.entry.cache) ctx.cacheHint = match.entry.cache;
   const value = await match.entry.handler(match.variables, ctx);
   if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
   return toReadResourceResult(value, uri, match.entry.definition.mimeType) as unknown as Record<string, unknown>;
