@@ -1,5 +1,6 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requestedParamHeaders } from './modern-headers';
 
 /**
  * CORS for browser-based MCP clients (off unless given): which web pages may call the endpoint
@@ -34,7 +35,11 @@ export interface ResolvedCorsOptions {
 /** The methods a preflight may ask for. */
 export const CORS_METHODS: readonly string[] = ['GET', 'POST', 'DELETE', 'OPTIONS'];
 
-/** Every request header an MCP client sends (2025-11-25, plus Mcp-Method and Mcp-Name of 2026-07-28). */
+/**
+ * Every request header an MCP client sends (2025-11-25, plus Mcp-Method and Mcp-Name of 2026-07-28).
+ * The Mcp-Param-{Name} headers of 2026-07-28 vary with the tools, and a preflight's answer must
+ * name each: those a preflight asks for are allowed as asked (registerCors).
+ */
 export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'Content-Type',
   'Accept',
@@ -154,7 +159,10 @@ export async function registerCors(app: FastifyInstance, cors: ResolvedCorsOptio
     delegator: (request: FastifyRequest, callback: (error: Error | null, options?: FastifyCorsOptions) => void) => {
       if (!corsAllows(cors, request.headers.origin) || !appliesTo(request)) return callback(null, off);
       const bareOptions = request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined;
-      callback(null, bareOptions ? notPreflight : on);
+      if (bareOptions) return callback(null, notPreflight);
+      // Tool parameters mirrored into headers: any Mcp-Param-* the page asks for (they only repeat the body, which is checked against them).
+      const params = request.method === 'OPTIONS' ? requestedParamHeaders(request.headers['access-control-request-headers']) : [];
+      callback(null, params.length === 0 ? on : { ...on, allowedHeaders: [...cors.allowedHeaders, ...params] });
     },
   });
 }

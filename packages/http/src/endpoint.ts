@@ -1,35 +1,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode, type EventStore } from '@mcpx/core';
+import { ErrorCode } from '@mcpx/core';
 import {
   decodeMessage,
   encodeMessage,
+  isSupportedProtocolVersion,
   parseEventId,
   tooManyInFlight,
+  unsupportedVersion,
   type JsonRpcMessage,
   type JsonRpcRequest,
-  type McpEngine,
   type MessageChannel,
   type ParsedMessage,
-  missingScopes,
 } from '@mcpx/core/transport';
 import { ownerOf } from './auth/guard';
 import { requestLogger } from './request-logger';
-import { sendChallenge } from './auth/challenge';
 import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } from './http-errors';
 import type { HttpSession } from './http-session';
 import type { ResolvedHttpOptions } from './options';
-import type { SessionManager } from './session-manager';
-import { SseConnection, type Heartbeats } from './sse';
+import { openConnection, refusedForScope, type EndpointContext } from './exchange';
+import { handleModernPost, isModernPost } from './modern-endpoint';
+import { PROTOCOL_VERSION_HEADER } from './modern-headers';
 
-export interface EndpointContext {
-  engine: McpEngine;
-  sessions: SessionManager;
-  options: ResolvedHttpOptions;
-  store: EventStore | undefined;
-  /** The endpoint's one heartbeat timer (absent when heartbeats are off). */
-  heartbeats?: Heartbeats;
-}
+export type { EndpointContext } from './exchange';
 
 const SESSION_HEADER = 'mcp-session-id';
 const NOWHERE: MessageChannel = { open: false, send() {} };
@@ -50,8 +43,14 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     return reply.code(400).header('content-type', 'application/json').send(rpcErrorBody(parsed.error.error, parsed.error.id));
   }
   if (parsed.kind === 'request' || parsed.kind === 'notification') request.mcpMethod = parsed.message.method;
+  // Protocol 2026-07-28 and later: no session; the request's headers and `_meta` say everything.
+  if (isModernPost(parsed, request)) return handleModernPost(ctx, parsed, request, reply);
   // Refusals from here on concern a message whose id (if any) is known: they echo it.
   const id = parsed.kind === 'request' ? parsed.message.id : parsed.kind === 'invalid' ? parsed.error.id : undefined;
+  // A version no era serves (a POST in a session was refused before its body was read): answered
+  // as 2026-07-28 servers answer it, so a client probing for the modern era learns what we speak.
+  const version = request.headers[PROTOCOL_VERSION_HEADER];
+  if (version !== undefined && !isSupportedProtocolVersion(version)) return refuseVersion(reply, version);
 
   if (ctx.options.stateless) return postStateless(ctx, parsed, request, reply);
 
@@ -81,23 +80,19 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     : answerSse(ctx, http, parsed.message, request, reply);
 }
 
+/** 400 with UnsupportedProtocolVersion (-32022), listing the versions served; no id, as the body's version did not matter. */
+function refuseVersion(reply: FastifyReply, requested: string | string[]): FastifyReply {
+  const { code, data } = unsupportedVersion(requested);
+  const { supported } = data as { supported: string[] };
+  const message = `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; this server supports ${supported.join(', ')}`;
+  return reply.code(400).header('content-type', 'application/json').send(rpcErrorBody({ code, message, data }));
+}
+
 /** The session with this id, if it exists and belongs to the request's principal (anyone else: as if it did not exist). */
 function sessionOf(ctx: EndpointContext, sessionId: string, request: FastifyRequest): HttpSession | undefined {
   const http = ctx.sessions.get(sessionId);
   if (!http || http.owner !== ownerOf(request.principal)) return undefined;
   return http;
-}
-
-/** A call its token lacks the entry's scopes for: 403 with a step-up challenge, before any work (SEP-835). */
-function refusedForScope(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): boolean {
-  const auth = ctx.options.auth;
-  if (!auth || !request.principal) return false;
-  const required = ctx.engine.requiredScopes(message.method, message.params);
-  if (missingScopes(request.principal, required).length === 0) return false;
-  // The challenge names every scope the call needs, plus those the token already has, so a new token keeps them.
-  const scope = [...new Set([...request.principal.scopes, ...required])];
-  sendChallenge(reply, auth, 403, { error: 'insufficient_scope', scope, description: `${message.method} needs the scopes ${required.join(' ')}` });
-  return true;
 }
 
 function isParamsError(parsed: ParsedMessage & { kind: 'invalid' }): boolean {
@@ -155,24 +150,6 @@ async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonR
     // in a loop. It stays open (heartbeats only) until the client lets go of it.
     else reply.raw.once('close', () => stream.end());
   }
-}
-
-/** Takes the response over from Fastify as an SSE connection: it outlives the handler (onResponse still logs it). */
-function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { polling: boolean } = { polling: true }): SseConnection {
-  // Headers that hooks set on the reply (CORS, the app's own) would stay behind once it is hijacked.
-  const headers = reply.getHeaders();
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined) reply.raw.setHeader(name, value);
-  }
-  reply.hijack();
-  const { options } = ctx;
-  return new SseConnection(reply.raw, {
-    heartbeats: ctx.heartbeats,
-    // Closing a connection early is only safe when the client can resume it (an event store).
-    maxConnectionMs: limits.polling && ctx.store ? options.sseMaxConnectionMs : 0,
-    retryMs: options.retryMs,
-  });
 }
 
 /** Stateless: a fresh session per POST, as if initialized, closed when the exchange ends. */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { isSupportedProtocolVersion } from '@mcpx/core/transport';
+import { isModernProtocolVersion, isSupportedProtocolVersion } from '@mcpx/core/transport';
 
 /** Header checks the transport spec requires, each returning a reason when the request must be refused. */
 
@@ -61,11 +61,16 @@ export function checkHost(request: FastifyRequest, policy: OriginHostPolicy): st
   return policy.hosts.names.has(name) ? undefined : `Forbidden: Host ${host || '(none)'} is not allowed`;
 }
 
-/** MCP-Protocol-Version: absent means 2025-03-26; any version we speak is accepted. */
+/**
+ * MCP-Protocol-Version: absent means 2025-03-26; any version we speak is accepted. A version no era
+ * serves is refused here, except on a POST outside any session: that may be a 2026-07-28 client
+ * probing, and is answered once its body is read (UnsupportedProtocolVersion, see endpoint.ts).
+ */
 export function checkProtocolVersion(request: FastifyRequest): string | undefined {
   const header = request.headers['mcp-protocol-version'];
   if (header === undefined) return undefined;
-  if (typeof header === 'string' && isSupportedProtocolVersion(header)) return undefined;
+  if (typeof header === 'string' && (isSupportedProtocolVersion(header) || isModernProtocolVersion(header))) return undefined;
+  if (request.method === 'POST' && sessionIdOf(request) === undefined) return undefined;
   return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)}`;
 }
 

@@ -2,11 +2,13 @@ import { METHODS } from 'node:http';
 import pino from 'pino';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { InMemoryEventStore, createEngine, type Servable } from '@mcpx/core';
-import { sessionLogId, type McpEngine } from '@mcpx/core/transport';
+import { isModernProtocolVersion, sessionLogId, type McpEngine } from '@mcpx/core/transport';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
 import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
 import { allowedMethods, handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
+import { ModernInFlight } from './modern-endpoint';
+import { PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { SessionManager } from './session-manager';
 import { Heartbeats } from './sse';
 import { authenticate } from './auth/guard';
@@ -34,7 +36,11 @@ export interface McpEndpointHandle {
   readonly engine: McpEngine;
   readonly sessions: SessionManager;
   readonly options: ResolvedHttpOptions;
-  /** Stop taking new sessions, let requests in flight finish (up to `deadlineMs`), then close every stream and session. */
+  /**
+   * Stop taking new sessions (and new 2026-07-28 requests), end subscriptions/listen streams with
+   * their response, let requests in flight finish (up to `deadlineMs`), then cancel what is left and
+   * close every stream and session.
+   */
   drain(deadlineMs?: number): Promise<void>;
 }
 
@@ -54,7 +60,8 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs, options.clock);
   const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts, options.cors?.origins);
   const heartbeats = options.sseHeartbeatMs > 0 ? new Heartbeats(options.sseHeartbeatMs) : undefined;
-  const ctx: EndpointContext = { engine, sessions, options, store, heartbeats };
+  const modern = new ModernInFlight();
+  const ctx: EndpointContext = { engine, sessions, options, store, heartbeats, modern };
 
   const handle: McpEndpointHandle = {
     engine,
@@ -62,8 +69,11 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
     options,
     async drain(deadlineMs = 10_000) {
       sessions.draining = true;
+      // subscriptions/listen streams would never finish on their own: they end now, each with its response.
+      for (const abort of modern.requests) engine.subscriptions.closeRequest(abort.signal);
       const until = Date.now() + deadlineMs;
-      while (sessions.requestsInFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      while ((sessions.requestsInFlight > 0 || modern.size > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      modern.abortAll(new Error('Request cancelled: the server is shutting down'));
       sessions.closeConnections(options.retryMs);
       sessions.closeAll();
     },
@@ -72,6 +82,7 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   app.decorateRequest('mcpMethod', null);
   app.decorateRequest('mcpLogged', false);
   app.addHook('onClose', async () => {
+    modern.abortAll(new Error('Request cancelled: the server is shutting down'));
     sessions.closeAll();
     heartbeats?.stop();
   });
@@ -108,6 +119,12 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   if (options.cors) await registerCors(app, options.cors, (request) => !request.routeOptions.url?.endsWith('*'));
 
   app.addHook('onRequest', (request, reply, done) => {
+    // 2026-07-28 has no GET stream and no sessions to delete (transports/streamable-http.md, "Backward Compatibility").
+    const version = request.headers[PROTOCOL_VERSION_HEADER];
+    if ((request.method === 'GET' || request.method === 'DELETE') && isModernProtocolVersion(version) && sessionIdOf(request) === undefined && isEndpointRoute(request)) {
+      sendMethodNotAllowed(reply, ['POST'], `Method Not Allowed: protocol ${version} serves POST only (no GET stream, no sessions to delete)`);
+      return;
+    }
     const badVersion = checkProtocolVersion(request);
     if (badVersion) {
       sendHttpError(reply, 400, badVersion);
@@ -120,7 +137,7 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const auth = options.auth;
   if (auth) {
     app.addHook('onRequest', async (request, reply) => {
-      if ((request.routeOptions.config as { mcp?: boolean } | undefined)?.mcp !== true || reply.sent) return;
+      if (!isEndpointRoute(request) || reply.sent) return;
       const principal = await authenticate(request, reply, auth);
       if (principal) request.principal = principal;
     });
@@ -147,6 +164,11 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
 
   if (options.healthRoutes) registerHealthRoutes(app, handle);
 };
+
+/** Whether a request is for one of the endpoint's own routes (`config.mcp`), not a health route or the app's. */
+function isEndpointRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as { mcp?: boolean } | undefined)?.mcp === true;
+}
 
 /** The methods the endpoint has routes for (GET and DELETE answer 405 themselves when the mode has no use for them). */
 const ENDPOINT_METHODS = new Set(['POST', 'GET', 'DELETE']);

@@ -52,6 +52,16 @@ export class SseConnection {
     }
   }
 
+  /**
+   * Gives the response up before anything went out, so the caller can answer it otherwise (a
+   * refusal with its own status); false once the stream started or closed.
+   */
+  release(): boolean {
+    if (this.started || this.closed) return false;
+    this.finish();
+    return true;
+  }
+
   /** Writes one event carrying an encoded JSON-RPC message; `id` lets the client resume after it. */
   event(id: string | undefined, data: string): void {
     const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;

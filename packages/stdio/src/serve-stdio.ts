@@ -202,6 +202,8 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       input.off('end', onEnd);
       // No ping can be answered any more: responses held for one go now, later ones at once.
       barrier.close();
+      // Subscriptions would hold the drain open: the server ends them, each with its complete result.
+      modern.endSubscriptions();
       // Requests already read get a little time to answer; then the session is closed and they are aborted.
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {

@@ -11,11 +11,13 @@ import type { NotificationHandler } from './handler-types';
 import { Session } from '../eras/legacy/session';
 import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
 import { TaskManager, type TaskOptions } from '../tasks/task-manager';
+import { TASKS_EXTENSION } from '../tasks/tasks-extension';
 import { writeToPino } from './mcp-logger';
 import { LOGGING_LEVELS, isLoggingLevel } from './log-levels';
 import { resolveArgumentLimits, type ArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
 import { resolveMessageLimits, type MessageLimits, type ResolvedMessageLimits } from '../protocol/message-limits';
 import { ModernRequests, type ModernOptions } from '../eras/modern/modern-requests';
+import { ListenSubscriptions } from '../eras/modern/subscriptions';
 
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -98,6 +100,8 @@ export class McpEngine {
   readonly tasks: TaskManager;
   /** Where modern (2026-07-28) requests are served: no session, everything from the request's `_meta`. */
   readonly modern: ModernRequests;
+  /** The open subscriptions/listen streams (2026-07-28): list changes and resource updates reach them as they reach sessions. */
+  readonly subscriptions: ListenSubscriptions;
   private readonly sessions = new Map<string, Session>();
   private readonly rootsListeners: ((session: Session) => unknown)[] = [];
   private pendingListChanges = new Set<string>();
@@ -130,6 +134,7 @@ export class McpEngine {
     this.instructions = instructions;
     this.tasks = new TaskManager(options.taskStore ?? new InMemoryTaskStore(), options.tasks, positiveInteger(options.maxTasksPerPrincipal, 100, 'maxTasksPerPrincipal'));
     this.modern = new ModernRequests(this, options);
+    this.subscriptions = new ListenSubscriptions(this.logger);
     registry.onChange((kind) => {
       this.modern.invalidateCapabilities();
       this.listChanged(kind);
@@ -224,10 +229,18 @@ export class McpEngine {
 
   /**
    * What this server offers modern (2026-07-28) clients: the same derivation as capabilities(),
-   * with change notifications delivered through subscriptions/listen, and no 2025 `tasks` capability.
+   * with change notifications delivered through subscriptions/listen, and no 2025 `tasks`
+   * capability: tasks are the tasks extension instead, offered when some tool can run as one.
    */
   modernCapabilities(): ServerCapabilities {
     const { tasks: _legacyTasks, ...caps } = this.capabilities({ unsolicited: true });
+    for (const tool of this.registry.tools.values()) {
+      const support = tool.definition.execution?.taskSupport;
+      if (support === 'optional' || support === 'required') {
+        caps.extensions = { [TASKS_EXTENSION]: {}, ...caps.extensions };
+        break;
+      }
+    }
     return caps;
   }
 
@@ -236,8 +249,9 @@ export class McpEngine {
     this.rootsListeners.push(listener);
   }
 
-  /** Tells every session subscribed to `uri` that the resource changed. */
+  /** Tells every session and subscriptions/listen stream subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void {
+    this.subscriptions.resourceUpdated(uri);
     for (const session of this.sessions.values()) {
       if (session.initialized && session.subscriptions.has(uri)) session.notify('notifications/resources/updated', { uri });
     }
@@ -249,8 +263,9 @@ export class McpEngine {
     for (const session of this.sessions.values()) session.log.forward(level, message, data);
   }
 
-  /** Closes every session. */
+  /** Ends every subscriptions/listen stream gracefully, and closes every session. */
   close(): void {
+    this.subscriptions.closeAll();
     for (const session of [...this.sessions.values()]) session.close();
     this.tasks.close();
   }
@@ -269,6 +284,7 @@ export class McpEngine {
         const { method, capability } = LIST_CHANGED[k as ListKind];
         if (sent.has(method)) continue;
         sent.add(method);
+        this.subscriptions.listChanged(method);
         for (const session of this.sessions.values()) {
           if (session.initialized && session.serverCapabilities[capability]?.listChanged) session.notify(method);
         }

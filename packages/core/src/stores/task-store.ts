@@ -1,4 +1,5 @@
 import type { JsonRpcErrorObject } from '../protocol/jsonrpc';
+import type { InputRequest } from '../engine/input-required';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -18,11 +19,19 @@ export interface Task {
 
 /** What the store keeps: the task, whose it is, and (once terminal) what the request returned. */
 export interface TaskRecord extends Task {
-  /** The session (or, with auth, the principal) the task belongs to: no one else may see it. */
+  /**
+   * Who may see the task: the session it was created on (2025-11-25), or for the tasks extension
+   * (2026-07-28, no sessions) the principal, else anyone holding its id (see TaskManager).
+   */
   owner: string;
   /** Epoch ms after which the task may be purged; undefined for an unlimited ttl. */
   expiresAt?: number;
   outcome?: { result: Record<string, unknown> } | { error: JsonRpcErrorObject };
+  /**
+   * What the task waits on from the client while input_required (tasks extension, 2026-07-28), by
+   * key; tasks/get shows them. A store keeps it like the other fields (a patch may set it to undefined).
+   */
+  inputRequests?: Record<string, InputRequest>;
 }
 
 /**

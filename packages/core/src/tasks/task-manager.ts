@@ -1,15 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, McpError } from '../protocol/errors';
-import type { JsonRpcMessage } from '../protocol/jsonrpc';
-import type { Meta } from '../protocol/types';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal';
+import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors';
+import type { JsonRpcErrorObject, JsonRpcMessage } from '../protocol/jsonrpc';
+import type { CallToolResult, Meta } from '../protocol/types';
 import type { ToolEntry } from '../registry/entry-types';
 import { TERMINAL_STATUSES, InvalidTaskCursorError, type Task, type TaskRecord, type TaskStatus, type TaskStore } from '../stores/task-store';
 import type { MessageChannel } from '../engine/channel';
+import { ClientCapabilityError } from '../engine/client-requests';
 import { RequestContext, relatedTask, type TaskHandle } from '../engine/context';
+import { InputNeeded, InputRequired, type InputRequest } from '../engine/input-required';
+import { MAX_INPUT_ROUNDS, checkInputCapability } from '../engine/input-rounds';
 import { invokeTool } from '../engine/invoke-tool';
+import { typeOf } from '../engine/params';
 import { LazyAbort } from '../engine/lazy-abort';
 import type { Session } from '../eras/legacy/session';
 import { systemClock, type Clock } from '../clock';
+import { TaskCallChannel, TaskCallHost, TaskInputs } from './task-call-host';
+import { detailedTaskView, modernTaskView, type DetailedTask } from './tasks-extension';
 
 export interface TaskOptions {
   /** ttl when the client asks for none (default 1 h). */
@@ -55,20 +63,54 @@ class TaskChannel implements MessageChannel {
 
 interface RunningTask {
   controller: LazyAbort;
-  channel: TaskChannel;
+  /** Where a 2025-11-25 task's messages go (a task of the extension sends none). */
+  channel?: TaskChannel;
   /** Whose cap it counts against (see holderOf). */
   holder: string;
-}
-
-/** Who a task's work counts against: the principal when there is one (across its sessions), else the session. */
-function holderOf(ctx: RequestContext): string {
-  const p = ctx.principal;
-  return p ? `principal\u0000${p.claims?.iss ?? ''}\u0000${p.subject}\u0000${p.clientId ?? ''}` : `session\u0000${ctx.session!.id}`;
+  /** What a task of the extension waits on from its client. */
+  inputs?: TaskInputs;
+  /** A task of the extension's log (the framework's, with the task id). */
+  logger?: Logger;
+  /** A task of the extension's store writes, one after the other, so none overtakes another. */
+  writes?: Promise<unknown>;
 }
 
 /**
- * Runs task-augmented tool calls in the background and answers the tasks/* methods. The store is
- * the only source of truth: what this process keeps is the work it runs and the waiters it wakes.
+ * Who a task's work counts against: the principal when there is one (across its sessions), else
+ * the session. A modern request without auth has neither: such callers share one allowance.
+ */
+function holderOf(ctx: RequestContext): string {
+  const p = ctx.principal;
+  if (p) return `principal\u0000${principalKey(p)}`;
+  return ctx.session ? `session\u0000${ctx.session.id}` : 'anonymous';
+}
+
+function principalKey(p: Principal): string {
+  return `${p.claims?.iss ?? ''}\u0000${p.subject}\u0000${p.clientId ?? ''}`;
+}
+
+/**
+ * Who may reach a task of the extension. Modern requests have no session, so with auth a task
+ * belongs to its principal and no other principal can see it; without auth it belongs to whoever
+ * holds its id, a random UUID (122 random bits) that cannot be guessed or enumerated: the
+ * extension lets a server treat task ids as bearer tokens, and it has no tasks/list to leak them.
+ * The prefix keeps these apart from 2025-11-25 tasks, which belong to a session id.
+ */
+function modernOwner(principal: Principal | undefined): string {
+  return principal ? `modern\u0000principal\u0000${principalKey(principal)}` : 'modern\u0000anyone-with-the-id';
+}
+
+/** Resolves after the current turn of the event loop, once the microtasks it queued have run. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Runs tool calls as tasks in the background and answers the tasks/* methods, for both eras:
+ * 2025-11-25's task-augmented tools/call (tasks belong to the session; tasks/get, result, list,
+ * cancel) and 2026-07-28's tasks extension (no sessions; tasks/get, update, cancel). The store is
+ * the only source of truth about a task: what this process keeps is the work it runs, the
+ * questions that work waits on, and the waiters it wakes.
  */
 export class TaskManager {
   private readonly running = new Map<string, RunningTask>();
@@ -188,14 +230,14 @@ export class TaskManager {
     let record = await this.owned(taskId, ctx.session!);
     const running = this.running.get(taskId);
     // While this request waits, the task's messages (elicitation, progress) ride its stream.
-    if (running) running.channel.target = ctx.channel;
+    if (running?.channel) running.channel.target = ctx.channel;
     try {
       while (!TERMINAL_STATUSES.has(record.status)) {
         await this.changeOrPoll(taskId, ctx.signal);
         record = await this.owned(taskId, ctx.session!);
       }
     } finally {
-      if (running && running.channel.target === ctx.channel) running.channel.target = undefined;
+      if (running?.channel && running.channel.target === ctx.channel) running.channel.target = undefined;
     }
     const outcome = record.outcome;
     if (!outcome) throw McpError.invalidParams(`Task ${taskId} was cancelled before it produced a result`);
@@ -230,6 +272,242 @@ export class TaskManager {
     return publicView(updated ?? record);
   }
 
+  // The tasks extension (2026-07-28, SEP-2663). Its tasks have no session: they belong to the
+  // principal, or to whoever holds the id (modernOwner). A task's store writes go one after the
+  // other (modernPatch), and its questions to the client wait in this process (TaskInputs).
+
+  /**
+   * tools/call of a tool that can run as a task, from a client that declared the extension. The
+   * server decides per call, as the extension lets it: the tool starts as an ordinary request, and
+   * a call still running once the turn of the event loop it started in is over becomes a task
+   * (CreateTaskResult, `resultType: "task"`), its work going on in the background. So a call that
+   * finishes at once is answered at once, and one that asks the client for input before doing
+   * anything else gets an InputRequiredResult (multi round-trip requests, resolved before any task
+   * exists, as the extension advises); its retry, answered, goes on and becomes the task.
+   */
+  async callAsTask(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const holder = holderOf(ctx);
+    // The call holds its place under the cap from the start, since it may become a task.
+    this.reserve(holder);
+    const host = new TaskCallHost(ctx.host);
+    const channel = new TaskCallChannel(ctx.channel);
+    const controller = new LazyAbort();
+    const work = new RequestContext(host, ctx.env, ctx.requestId, ctx.method, ctx.meta, controller, channel);
+    work.input = ctx.input;
+    // Until the call is a task, cancelling the request cancels the work; after, only tasks/cancel does.
+    const requestSignal = ctx.signal;
+    const onRequestAbort = () => controller.abort(requestSignal.reason);
+    requestSignal.addEventListener('abort', onRequestAbort, { once: true });
+    if (requestSignal.aborted) onRequestAbort();
+    const first = invokeTool(entry, args, work);
+    const settled = await Promise.race([first.then(isSettled, isSettled), nextTurn().then(() => false)]);
+    requestSignal.removeEventListener('abort', onRequestAbort);
+    if (settled || ctx.aborted) {
+      try {
+        return (await first) as unknown as Record<string, unknown>;
+      } finally {
+        work.done = true;
+        this.release(holder);
+      }
+    }
+
+    const now = this.clock.now();
+    const at = new Date(now).toISOString();
+    const ttl = Math.min(this.defaultTtlMs, this.maxTtlMs);
+    const record: TaskRecord = {
+      taskId: randomUUID(),
+      owner: modernOwner(ctx.principal),
+      status: 'working',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl,
+      pollInterval: this.pollIntervalMs,
+      expiresAt: now + ttl,
+    };
+    const taskId = record.taskId;
+    const logger = host.logger.child({ taskId });
+    const inputs = new TaskInputs(() => void this.publishInputs(taskId).catch((err) => logger.error({ err, taskId }, 'could not record the task input requests')));
+    // The running task holds the call's place under the cap from now on (forgetRunning gives it back).
+    const running: RunningTask = { controller, holder, inputs, logger, writes: Promise.resolve() };
+    this.running.set(taskId, running);
+    // In the store before the client hears of it: a tasks/get right after must find it.
+    const created = this.modernWrite(running, () => this.store.create(record));
+    host.becomeTask(inputs, logger);
+    channel.detach();
+    try {
+      await created;
+    } catch (err) {
+      this.stop(taskId, 'it could not be stored');
+      throw err;
+    }
+    logger.info({ tool: entry.definition.name }, 'task started');
+    void this.finishAsTask(taskId, first, entry, args, work);
+    return { ...modernTaskView(record), resultType: 'task' };
+  }
+
+  /** Waits for the work to end (asking the client what an InputRequired asks, and running the tool again), then records how it ended. */
+  private async finishAsTask(taskId: string, first: Promise<CallToolResult>, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<void> {
+    let patch: Partial<TaskRecord>;
+    try {
+      const result = await this.settleInputRounds(first, entry, args, ctx);
+      // A tool's own error (isError) is a completed call: `failed` is for JSON-RPC errors only.
+      patch = { status: 'completed', outcome: { result: result as unknown as Record<string, unknown> } };
+    } catch (err) {
+      const error = taskError(err);
+      if (error.code === ErrorCode.InternalError && !(err instanceof McpError) && !ctx.aborted) ctx.host.logger.error({ err, taskId }, 'task failed');
+      patch = { status: 'failed', statusMessage: error.message, outcome: { error } };
+    } finally {
+      ctx.done = true;
+    }
+    try {
+      // A cancelled task stays cancelled, whatever the work did after.
+      await this.modernPatch(taskId, (current) => (TERMINAL_STATUSES.has(current.status) ? undefined : { ...patch, inputRequests: undefined }));
+    } catch (err) {
+      ctx.host.logger.error({ err, taskId }, 'could not record how the task ended');
+    } finally {
+      this.forgetRunning(taskId);
+      this.wake(taskId);
+    }
+  }
+
+  /**
+   * The lower-level form of input (InputRequired, or a URL elicitation the tool requires) inside a
+   * task: the requests become the task's own, and once answered the tool runs again with the
+   * answers in `ctx.inputResponses`, as a retry would run it.
+   */
+  private async settleInputRounds(first: Promise<CallToolResult>, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
+    let attempt = first;
+    for (let round = 1; ; round++) {
+      try {
+        return await attempt;
+      } catch (err) {
+        const lowerLevel = err instanceof InputRequired;
+        const url = err instanceof UrlElicitationRequiredError && !!ctx.clientCapabilities.elicitation?.url;
+        if ((!lowerLevel && !url) || ctx.aborted) throw err;
+        if (round >= MAX_INPUT_ROUNDS) throw new Error(`tools/call asked the client for input ${MAX_INPUT_ROUNDS} times without completing`);
+        let requests: [string, InputRequest][];
+        if (err instanceof InputRequired) requests = Object.entries(err.input.inputRequests ?? {});
+        else {
+          requests = (err as UrlElicitationRequiredError).elicitations.map((e, i) => [
+            `url-${i + 1}`,
+            // 2026-07-28 has no elicitationId: the key ties the answer to the request.
+            { method: 'elicitation/create', params: { mode: 'url', message: e.message, url: e.url } },
+          ]);
+        }
+        for (const [, request] of requests) checkInputCapability(ctx.clientCapabilities, request);
+        const answers = await Promise.all(requests.map(([, request]) => ctx.host.ask(request.method, request.params, ctx.channel, { signal: ctx.signal })));
+        const responses: Record<string, unknown> = {};
+        requests.forEach(([key], i) => (responses[key] = answers[i]));
+        ctx.input = { responses, state: err instanceof InputRequired ? err.input.state : undefined };
+        attempt = invokeTool(entry, args, ctx);
+      }
+    }
+  }
+
+  /** tasks/get of the extension: the task with what its status carries (input requests, result or error). */
+  async getDetailed(taskId: unknown, principal: Principal | undefined): Promise<DetailedTask> {
+    return detailedTaskView(await this.ownedByModern(taskId, principal));
+  }
+
+  /**
+   * tasks/update: answers to the input requests the task shows. The work waits in this process, so
+   * the answers go to it directly; ones for keys not open are ignored. Acknowledged once the task's
+   * record shows the answered requests gone, so a tasks/get after the ack does not show them again.
+   */
+  async update(taskId: unknown, responses: Record<string, unknown>, principal: Principal | undefined): Promise<void> {
+    const record = await this.ownedByModern(taskId, principal);
+    const running = this.running.get(record.taskId);
+    if (running?.inputs) {
+      if (running.inputs.answer(responses) > 0) await this.publishInputs(record.taskId);
+      return;
+    }
+    // Known, but its work runs elsewhere (a store shared by several instances): the answers cannot reach it from here.
+    if (record.status === 'input_required') {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Task ${record.taskId} waits for input on another server instance; send tasks/update where the task runs (route on the Mcp-Name header, which carries the task id)`,
+      );
+    }
+  }
+
+  /**
+   * tasks/cancel of the extension: an acknowledgement. A task still running is cancelled before
+   * the answer and its work aborted (cooperatively: the tool sees its signal); a task already
+   * finished stays as it is, and cancelling it again is acknowledged the same way.
+   */
+  async cancelAsTask(taskId: unknown, principal: Principal | undefined): Promise<void> {
+    const record = await this.ownedByModern(taskId, principal);
+    if (TERMINAL_STATUSES.has(record.status)) return;
+    const updated = await this.modernPatch(record.taskId, (current) =>
+      TERMINAL_STATUSES.has(current.status) ? undefined : { status: 'cancelled', statusMessage: 'The task was cancelled by request.', inputRequests: undefined },
+    );
+    const running = this.running.get(record.taskId);
+    running?.controller.abort(new McpError(ErrorCode.InvalidRequest, 'Task cancelled'));
+    if (updated?.status === 'cancelled') running?.logger?.info({ taskId: record.taskId }, 'task cancelled');
+  }
+
+  /** Records what the task waits on now: input_required with its open requests, or working again. */
+  private publishInputs(taskId: string): Promise<TaskRecord | undefined> {
+    const inputs = this.running.get(taskId)?.inputs;
+    if (!inputs) return Promise.resolve(undefined);
+    return this.modernPatch(taskId, (current) => {
+      if (TERMINAL_STATUSES.has(current.status)) return undefined;
+      const open = inputs.open();
+      if (open) return { status: 'input_required', inputRequests: open };
+      return current.status === 'input_required' ? { status: 'working', inputRequests: undefined } : undefined;
+    });
+  }
+
+  /** Reads the task, asks `change` what to write (nothing: undefined), writes it; in turn with the task's other writes. */
+  private modernPatch(taskId: string, change: (current: TaskRecord) => Partial<TaskRecord> | undefined): Promise<TaskRecord | undefined> {
+    const apply = async (): Promise<TaskRecord | undefined> => {
+      const current = await this.store.get(taskId);
+      if (!current) return undefined;
+      const patch = change(current);
+      if (!patch) return current;
+      const updated = await this.store.update(taskId, { ...patch, lastUpdatedAt: new Date(this.clock.now()).toISOString() });
+      if (updated && patch.status !== undefined && patch.status !== current.status) this.wake(taskId);
+      return updated;
+    };
+    const running = this.running.get(taskId);
+    return running ? this.modernWrite(running, apply) : apply();
+  }
+
+  private modernWrite<T>(running: RunningTask, write: () => Promise<T> | T): Promise<T> {
+    const next = (running.writes ?? Promise.resolve()).then(write);
+    running.writes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Unknown, expired, 2025-11-25 and other principals' tasks all read as "not found". */
+  private async ownedByModern(taskId: unknown, principal: Principal | undefined): Promise<TaskRecord> {
+    if (typeof taskId !== 'string') throw McpError.invalidParams(`"taskId" must be a string${taskId === undefined ? ' and is missing' : `, got ${typeOf(taskId)}`}`);
+    const record = await this.store.get(taskId);
+    if (!record || record.owner !== modernOwner(principal) || (record.expiresAt !== undefined && record.expiresAt <= this.clock.now())) {
+      throw McpError.invalidParams(`Failed to retrieve task: Task not found (${taskId})`);
+    }
+    return record;
+  }
+
+  /** Takes a place under maxTasksPerPrincipal, or refuses with -32004 when the holder has none left. */
+  private reserve(holder: string): void {
+    const held = this.runningPerHolder.get(holder) ?? 0;
+    if (held >= this.maxRunningPerHolder) {
+      throw McpError.limitExceeded(
+        `Too many tasks: ${held} of this caller's tasks are still running (maxTasksPerPrincipal is ${this.maxRunningPerHolder}); wait for some to finish or cancel them`,
+        'maxTasksPerPrincipal',
+        this.maxRunningPerHolder,
+      );
+    }
+    this.runningPerHolder.set(holder, held + 1);
+  }
+
+  private release(holder: string): void {
+    const left = (this.runningPerHolder.get(holder) ?? 1) - 1;
+    if (left > 0) this.runningPerHolder.set(holder, left);
+    else this.runningPerHolder.delete(holder);
+  }
+
   /** Forgets a closed session's tasks and stops their work. */
   async dropOwner(session: Session): Promise<void> {
     const ids = await this.store.deleteOwner(session.id);
@@ -257,9 +535,7 @@ export class TaskManager {
     const running = this.running.get(taskId);
     if (!running) return;
     this.running.delete(taskId);
-    const left = (this.runningPerHolder.get(running.holder) ?? 1) - 1;
-    if (left > 0) this.runningPerHolder.set(running.holder, left);
-    else this.runningPerHolder.delete(running.holder);
+    this.release(running.holder);
   }
 
   /** Unknown, expired and other sessions' tasks all read as "not found": nobody learns of others' tasks. */
@@ -323,3 +599,24 @@ function firstText(content: { type: string; text?: string }[]): string | undefin
   return content.find((c) => c.type === 'text')?.text;
 }
 
+
+const isSettled = () => true;
+
+/**
+ * How a task of the extension failed: the JSON-RPC error the call itself would have been answered
+ * with in 2026-07-28 (a missing client capability is -32021, an unknown resource -32602).
+ */
+function taskError(err: unknown): JsonRpcErrorObject {
+  let error = err;
+  if (error instanceof ClientCapabilityError) error = error.toMcpError();
+  else if (error instanceof UrlElicitationRequiredError) {
+    error = new McpError(ErrorCode.MissingRequiredClientCapability, 'This request needs the user to visit a URL, and the client does not support URL elicitation', {
+      requiredCapabilities: { elicitation: { url: {} } },
+    });
+  } else if (error instanceof InputNeeded) error = new McpError(ErrorCode.InvalidRequest, 'The tool waited on the client for input in a way a task cannot answer');
+  if (error instanceof McpError) {
+    const code = error.code === ErrorCode.ResourceNotFound ? ErrorCode.InvalidParams : error.code;
+    return error.data === undefined ? { code, message: error.message } : { code, message: error.message, data: error.data };
+  }
+  return { code: ErrorCode.InternalError, message: 'Internal error while running the task' };
+}

@@ -4,6 +4,7 @@ import { invokeTool } from '../invoke-tool';
 import type { ToolEntry } from '../../registry/entry-types';
 import type { Tool } from '../../protocol/types';
 import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
+import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../../tasks/tasks-extension';
 
 export const listTools: MethodHandler = (params, ctx) => {
   requireCapability(ctx, 'tools');
@@ -34,7 +35,18 @@ export const callTool: MethodHandler = async (params, ctx) => {
   requireScopes(ctx, entry, `tool "${name}"`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};
-  // Task augmentation, when this server offers tasks at all (otherwise the field is ignored, as the spec says).
+  // 2026-07-28: the tasks extension. The server decides when a call becomes a task; `params.task` means nothing.
+  if (ctx.env.era === 'modern') {
+    const support = entry.definition.execution?.taskSupport;
+    if ((support === 'optional' || support === 'required') && offersTasks(ctx.env.serverCapabilities)) {
+      if (declaresTasks(ctx.env.clientCapabilities)) return ctx.engine.tasks.callAsTask(entry, args, ctx);
+      if (support === 'required') {
+        throw missingTasksExtension(`Tool "${name}" runs only as a task: declare the ${TASKS_EXTENSION} extension in this request's client capabilities`);
+      }
+    }
+    return (await invokeTool(entry, args, ctx)) as unknown as Record<string, unknown>;
+  }
+  // Task augmentation (2025-11-25), when this server offers tasks at all (otherwise the field is ignored, as the spec says).
   if (ctx.env.serverCapabilities.tasks) {
     const task = objectParam(params, 'task', 'tools/call');
     const support = entry.definition.execution?.taskSupport ?? 'forbidden';

@@ -66,6 +66,11 @@ export class ModernStream {
     return this.inFlight.size;
   }
 
+  /** Ends this stream's subscriptions/listen requests gracefully (the server is shutting down): each is answered with its complete result. */
+  endSubscriptions(): void {
+    for (const abort of this.inFlight.values()) this.engine.subscriptions.closeRequest(abort.signal);
+  }
+
   /** Aborts every request still running (the stream closed). */
   close(): void {
     for (const abort of this.inFlight.values()) abort.abort(new CancelledError('the stream closed'));

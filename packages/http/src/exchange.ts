@@ -1,0 +1,50 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EventStore } from '@mcpx/core';
+import { missingScopes, type JsonRpcRequest, type McpEngine } from '@mcpx/core/transport';
+import { sendChallenge } from './auth/challenge';
+import type { ModernInFlight } from './modern-endpoint';
+import type { ResolvedHttpOptions } from './options';
+import type { SessionManager } from './session-manager';
+import { SseConnection, type Heartbeats } from './sse';
+
+/** What the endpoint's handlers share: one per mounted endpoint. */
+export interface EndpointContext {
+  engine: McpEngine;
+  sessions: SessionManager;
+  options: ResolvedHttpOptions;
+  store: EventStore | undefined;
+  /** The endpoint's one heartbeat timer (absent when heartbeats are off). */
+  heartbeats?: Heartbeats;
+  /** The modern (2026-07-28) requests in flight: they belong to no session. */
+  modern: ModernInFlight;
+}
+
+/** A call its token lacks the entry's scopes for: 403 with a step-up challenge, before any work (SEP-835). */
+export function refusedForScope(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): boolean {
+  const auth = ctx.options.auth;
+  if (!auth || !request.principal) return false;
+  const required = ctx.engine.requiredScopes(message.method, message.params);
+  if (missingScopes(request.principal, required).length === 0) return false;
+  // The challenge names every scope the call needs, plus those the token already has, so a new token keeps them.
+  const scope = [...new Set([...request.principal.scopes, ...required])];
+  sendChallenge(reply, auth, 403, { error: 'insufficient_scope', scope, description: `${message.method} needs the scopes ${required.join(' ')}` });
+  return true;
+}
+
+/** Takes the response over from Fastify as an SSE connection: it outlives the handler (onResponse still logs it). */
+export function openConnection(ctx: EndpointContext, reply: FastifyReply, limits: { polling: boolean } = { polling: true }): SseConnection {
+  // Headers that hooks set on the reply (CORS, the app's own) would stay behind once it is hijacked.
+  const headers = reply.getHeaders();
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+  reply.hijack();
+  const { options } = ctx;
+  return new SseConnection(reply.raw, {
+    heartbeats: ctx.heartbeats,
+    // Closing a connection early is only safe when the client can resume it (an event store).
+    maxConnectionMs: limits.polling && ctx.store ? options.sseMaxConnectionMs : 0,
+    retryMs: options.retryMs,
+  });
+}

@@ -1,0 +1,250 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode } from '@mcpx/core';
+import {
+  LazyAbort,
+  META,
+  claimedVersion,
+  encodeMessage,
+  isModernProtocolVersion,
+  isRefusal,
+  readModernClaim,
+  tooManyInFlight,
+  unsupportedVersion,
+  type JsonRpcErrorObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type MessageChannel,
+  type ModernClaim,
+  type ParsedMessage,
+  type RequestId,
+} from '@mcpx/core/transport';
+import { ownerOf } from './auth/guard';
+import { openConnection, refusedForScope, type EndpointContext } from './exchange';
+import { rpcErrorBody, sendHttpError, TRANSPORT_ERROR } from './http-errors';
+import { checkModernHeaders, checkVersionHeader, PROTOCOL_VERSION_HEADER } from './modern-headers';
+import { requestLogger } from './request-logger';
+
+/**
+ * Protocol 2026-07-28 over Streamable HTTP (transports/streamable-http.md): every request is its
+ * own POST, served on its own, with no session. Its headers mirror its body and are checked
+ * against it; it is answered with JSON or an SSE stream scoped to it (its notifications, then its
+ * response); closing that stream cancels it. GET and DELETE have no use (405, see plugin.ts).
+ */
+
+/** The methods that answer with a stream whatever `jsonResponse` says: their notifications are the point. */
+const STREAM_ONLY = new Set(['subscriptions/listen']);
+
+/** A POST is modern when its body's `_meta` claims a protocol version, or its MCP-Protocol-Version header names a modern one. */
+export function isModernPost(parsed: ParsedMessage, request: FastifyRequest): boolean {
+  if (isModernProtocolVersion(request.headers[PROTOCOL_VERSION_HEADER])) return true;
+  return (parsed.kind === 'request' || parsed.kind === 'notification') && claimedVersion(parsed.message) !== undefined;
+}
+
+/** A refusal of the request as a whole: its HTTP status and JSON-RPC error. */
+interface Refusal {
+  status: number;
+  error: JsonRpcErrorObject;
+}
+
+/**
+ * The modern requests in flight on one endpoint. The in-flight cap (the engine's
+ * `maxRequestsInFlight`, per session in the legacy era) applies per caller: the principal when
+ * the endpoint authenticates, else the client's address (`request.ip`, which honours Fastify's
+ * `trustProxy`). Without sessions nothing finer identifies a client, and a cap per TCP
+ * connection would bound nothing (a client opens as many as it likes). Behind a proxy that
+ * Fastify does not trust, every client shares the proxy's address: raise the cap, or set `trustProxy`.
+ */
+export class ModernInFlight {
+  private readonly perCaller = new Map<string, number>();
+  private readonly aborts = new Set<LazyAbort>();
+
+  get size(): number {
+    return this.aborts.size;
+  }
+
+  /** Counts a request in, unless its caller is at `cap` already. */
+  admit(caller: string, cap: number, abort: LazyAbort): boolean {
+    const n = this.perCaller.get(caller) ?? 0;
+    if (n >= cap) return false;
+    this.perCaller.set(caller, n + 1);
+    this.aborts.add(abort);
+    return true;
+  }
+
+  release(caller: string, abort: LazyAbort): void {
+    if (!this.aborts.delete(abort)) return;
+    const n = (this.perCaller.get(caller) ?? 1) - 1;
+    if (n > 0) this.perCaller.set(caller, n);
+    else this.perCaller.delete(caller);
+  }
+
+  /** Each request in flight, by its abort: shutdown ends them. */
+  get requests(): readonly LazyAbort[] {
+    return [...this.aborts];
+  }
+
+  /** Aborts every request in flight (shutdown, once the drain deadline passed). */
+  abortAll(reason: unknown): void {
+    for (const abort of this.aborts) abort.abort(reason);
+  }
+}
+
+/** Serves one POST of protocol 2026-07-28 or later. */
+export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  if (parsed.kind === 'invalid') {
+    // A request refused for its params (not an object, over the message budget): its `_meta` cannot be trusted either.
+    return answerRefusal(reply, { status: 400, error: parsed.error.error }, parsed.error.id);
+  }
+  if (parsed.kind === 'response') {
+    return answerRefusal(reply, {
+      status: 400,
+      error: { code: ErrorCode.InvalidRequest, message: 'Bad Request: a 2026-07-28 client sends no JSON-RPC responses (the server asks for input in its results instead)' },
+    });
+  }
+  // Notifications: the core protocol defines none from client to server over HTTP. notifications/cancelled
+  // in particular means nothing here (closing the request's stream cancels it): accepted, ignored.
+  if (parsed.kind === 'notification') return reply.code(202).send();
+
+  const message = parsed.message;
+  const checked = checkModernRequest(ctx, message, request);
+  if ('status' in checked) return answerRefusal(reply, checked, message.id);
+  if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down', TRANSPORT_ERROR, message.id);
+  if (refusedForScope(ctx, message, request, reply)) return reply;
+
+  const caller = ownerOf(request.principal) ?? `address ${request.ip}`;
+  const cap = ctx.engine.options.maxRequestsInFlight;
+  const abort = new LazyAbort();
+  if (!ctx.modern.admit(caller, cap, abort)) {
+    const [text, data] = tooManyInFlight(cap);
+    return answerRefusal(reply.header('retry-after', '1'), { status: 429, error: { code: ErrorCode.LimitExceeded, message: text, data } }, message.id);
+  }
+  try {
+    const stream = !ctx.options.jsonResponse || STREAM_ONLY.has(message.method);
+    return await (stream ? answerSse(ctx, message, checked.claim, abort, request, reply) : answerJson(ctx, message, checked.claim, abort, request, reply));
+  } finally {
+    ctx.modern.release(caller, abort);
+  }
+}
+
+/**
+ * The checks a modern request passes before dispatch, in this order: the `_meta` fields every
+ * request carries (-32602), the MCP-Protocol-Version header equal to the `_meta` version (-32020),
+ * a version this era serves (-32022), the other metadata headers against the body (-32020), then a
+ * method this era has (404, -32601). A mismatch is told before an unsupported version: the
+ * version a request asks for is only known once header and body agree on it.
+ */
+function checkModernRequest(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest): Refusal | { claim: ModernClaim } {
+  const version = claimedVersion(message);
+  if (typeof version === 'string' && !isModernProtocolVersion(version)) {
+    const meta = message.params!._meta as Record<string, unknown>;
+    const capabilities = meta[META.clientCapabilities];
+    if (capabilities === null || typeof capabilities !== 'object' || Array.isArray(capabilities)) {
+      return { status: 400, error: { code: ErrorCode.InvalidParams, message: `${message.method}: params._meta["${META.clientCapabilities}"] must be an object and is missing or malformed` } };
+    }
+    const mismatch = checkVersionHeader(request.headers, version);
+    if (mismatch) return { status: 400, error: { code: ErrorCode.HeaderMismatch, message: mismatch } };
+    return refusalOf(unsupportedVersion(version));
+  }
+  const claim = readModernClaim(message);
+  if (isRefusal(claim)) return refusalOf(claim);
+  const registry = ctx.engine.registry;
+  const mismatch = checkModernHeaders(request.headers, message, claim.protocolVersion, (name) => registry.tools.get(name)?.definition.inputSchema);
+  if (mismatch) return { status: 400, error: { code: ErrorCode.HeaderMismatch, message: mismatch } };
+  if (!ctx.engine.modern.methods.has(message.method)) {
+    return { status: 404, error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (protocol ${claim.protocolVersion})` } };
+  }
+  return { claim };
+}
+
+function refusalOf(refusal: { code: number; message: string; data?: unknown; httpStatus: number }): Refusal {
+  const error: JsonRpcErrorObject = refusal.data === undefined ? { code: refusal.code, message: refusal.message } : { code: refusal.code, message: refusal.message, data: refusal.data };
+  return { status: refusal.httpStatus, error };
+}
+
+function answerRefusal(reply: FastifyReply, refusal: Refusal, id?: RequestId | null): FastifyReply {
+  return reply.code(refusal.status).header('content-type', 'application/json').send(rpcErrorBody(refusal.error, id));
+}
+
+/**
+ * The HTTP status of a handler's answer: 200, except for the errors a modern client recognises
+ * from their status as well (transports/streamable-http.md, "Backward Compatibility"): a missing
+ * client capability (-32021) and an unsupported version (-32022) are 400.
+ */
+function statusOf(response: JsonRpcResponse): number {
+  if (!('error' in response)) return 200;
+  const code = response.error.code;
+  return code === ErrorCode.MissingRequiredClientCapability || code === ErrorCode.UnsupportedProtocolVersion ? 400 : 200;
+}
+
+/**
+ * Cancels the request when its client goes away before its answer was written: the response
+ * closing early is the 2026-07-28 cancellation signal over HTTP. Returns the function that
+ * stops watching (once the answer is known).
+ */
+function cancelOnClose(request: FastifyRequest, reply: FastifyReply, abort: LazyAbort): () => void {
+  const res = reply.raw;
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort(new Error(`Request cancelled: the client closed the stream of ${request.mcpMethod ?? 'its request'}`));
+  };
+  res.once('close', onClose);
+  // The client may have left while the body was read.
+  if (res.destroyed || res.socket?.destroyed) onClose();
+  return () => res.off('close', onClose);
+}
+
+/** Answers with an SSE stream: the request's notifications as they come, then its response; no event ids (nothing resumes in 2026-07-28). */
+async function answerSse(ctx: EndpointContext, message: JsonRpcRequest, claim: ModernClaim, abort: LazyAbort, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const stopWatching = cancelOnClose(request, reply, abort);
+  // No polling close: a client could not resume the stream (a long subscriptions/listen stays open, with heartbeats).
+  const connection = openConnection(ctx, reply, { polling: false });
+  const logger = requestLogger(request);
+  const onError = (err: unknown) => (logger ?? ctx.engine.logger).error({ err }, 'message could not be serialised');
+  const channel: MessageChannel = {
+    get open() {
+      return !connection.closed;
+    },
+    send(m) {
+      const data = encodeMessage(m, onError);
+      if (data !== undefined) connection.event(undefined, data);
+    },
+  };
+  try {
+    const response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort });
+    stopWatching();
+    // Cancelled (the client left, or the server shut down): nothing more is sent for it.
+    if (!response || connection.closed) return;
+    const status = statusOf(response);
+    if (status !== 200 && connection.release()) {
+      // Nothing went out yet: the refusal gets its status, as a plain JSON answer.
+      const text = encodeMessage(response, onError)!; // a response always encodes (at worst as an internal error)
+      reply.raw.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+      return;
+    }
+    channel.send(response);
+  } finally {
+    stopWatching();
+    connection.close();
+  }
+}
+
+/** Answers with one JSON body. The request's notifications have nowhere to go (the client chose no stream). */
+async function answerJson(ctx: EndpointContext, message: JsonRpcRequest, claim: ModernClaim, abort: LazyAbort, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const stopWatching = cancelOnClose(request, reply, abort);
+  const channel: MessageChannel = {
+    get open() {
+      return !reply.raw.destroyed;
+    },
+    send() {},
+  };
+  const logger = requestLogger(request);
+  let response: JsonRpcResponse | null;
+  try {
+    response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort });
+  } finally {
+    stopWatching();
+  }
+  // Cancelled: the client left (the answer goes nowhere, but the exchange still ends), or the server shut down.
+  if (!response) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server shut down while serving this request', TRANSPORT_ERROR, message.id);
+  const text = encodeMessage(response, (err) => (logger ?? ctx.engine.logger).error({ err }, 'response could not be serialised'));
+  return reply.code(statusOf(response)).header('content-type', 'application/json').send(text);
+}
