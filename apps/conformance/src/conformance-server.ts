@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsIn, IsInt, IsNumber, IsOptiona
 import {
   Complete,
   Field,
+  InputRequired,
   McpServer,
   Prompt,
   Resource,
@@ -13,8 +14,12 @@ import {
   embeddedResource,
   image,
   text,
+  toElicitationSchema,
   toolError,
   userMessage,
+  validateElicitedContent,
+  type CreateMessageResult,
+  type ElicitResult,
   type RequestContext,
 } from '@mcpx/core';
 import { PNG_1X1, WAV_SILENCE } from './media';
@@ -119,9 +124,82 @@ export class EmbeddedResourceArgs {
   resourceUri!: string;
 }
 
+export class NameForm {
+  @Field({ description: 'Your name' })
+  @IsString()
+  name!: string;
+}
+
+export class ColorForm {
+  @Field({ description: 'Your favourite colour' })
+  @IsString()
+  color!: string;
+}
+
+export class ConfirmForm {
+  @Field({ description: 'Whether to go ahead' })
+  @IsBoolean()
+  ok!: boolean;
+}
+
+export class ContextForm {
+  @Field({ description: 'What the prompt should be about' })
+  @IsString()
+  context!: string;
+}
+
+/** SEP-2243: an argument the client mirrors into the `Mcp-Param-Region` header. */
+export class RegionInput {
+  @Field({ description: 'The region the request is routed to', header: 'Region' })
+  @IsString()
+  region!: string;
+}
+
+/**
+ * The suite's JSON Schema 2020-12 input, keyword for keyword: `$schema`, `$defs` with an `$anchor`,
+ * `additionalProperties: false` (SEP-1613), and composition (`allOf` holding an `anyOf`) and
+ * conditional (`if`/`then`/`else`) keywords (SEP-2106). Served unchanged in both eras.
+ */
+export const JSON_SCHEMA_2020_12_INPUT = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+
+/** The text of a sampling answer (its first text block). */
+function sampledText(reply: CreateMessageResult): string {
+  const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
+  return content?.type === 'text' ? content.text : JSON.stringify(content);
+}
+
+/** The accepted answer to a form elicitation, validated against its class; undefined when it is missing or does not match. */
+async function acceptedForm<T extends object>(form: new () => T, answer: unknown): Promise<T | undefined> {
+  const result = answer as ElicitResult<Record<string, unknown>> | undefined;
+  if (result?.action !== 'accept') return undefined;
+  const checked = await validateElicitedContent(form, result.content ?? {});
+  return checked.ok ? checked.value : undefined;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Every fixture the official conformance suite (0.1.16) calls, scenario by scenario. */
+/**
+ * Every fixture the official conformance suite calls, scenario by scenario: 0.1.16, and 0.2.0 at
+ * 2025-11-25 and at 2026-07-28. The same handlers serve both protocol eras.
+ */
 @Server({ name: 'mcpx-conformance', version: '0.1.0', description: 'The MCP conformance fixtures, served by mcpx' })
 export class ConformanceServer extends McpServer {
   @Tool({ name: 'test_simple_text', description: 'Returns a simple text response' })
@@ -214,16 +292,129 @@ export class ConformanceServer extends McpServer {
   @Tool({
     name: 'json_schema_2020_12_tool',
     description: 'Takes its input as a hand-written JSON Schema 2020-12',
-    inputSchema: {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-      additionalProperties: false,
-    },
+    inputSchema: JSON_SCHEMA_2020_12_INPUT,
   })
-  jsonSchemaTool(input: { name?: string; address?: { street?: string; city?: string } }) {
+  jsonSchemaTool(input: { name?: string; address?: { street?: string; city?: string }; contactMethod?: string; phone?: string; email?: string }) {
     return `Received: ${JSON.stringify(input)}`;
+  }
+
+  // 2026-07-28 (server-stateless, SEP-2575): the diagnostic tools the suite probes the server with.
+
+  @Tool({ name: 'test_missing_capability', description: "Needs the client's sampling capability: without it the request fails with -32021" })
+  async missingCapability(_input: void, ctx: RequestContext) {
+    const reply = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 });
+    return `The model said: ${sampledText(reply)}`;
+  }
+
+  @Tool({ name: 'test_streaming_elicitation', description: 'Asks the user to confirm; 2026-07-28 clients get the question back as an input request, never on the stream' })
+  async streamingElicitation(_input: void, ctx: RequestContext) {
+    const answer = await ctx.elicit('Shall the tool go ahead?', ConfirmForm);
+    return `Elicitation completed: action=${answer.action}, ok=${answer.content?.ok ?? 'none'}`;
+  }
+
+  @Tool({ name: 'test_logging_tool', description: 'Logs three lines; the client gets them only at the log level it asked for' })
+  loggingTool(_input: void, ctx: RequestContext) {
+    ctx.log.info('Logging tool started');
+    ctx.log.info('Logging tool working');
+    ctx.log.info('Logging tool finished');
+    return 'Logged three lines';
+  }
+
+  @Tool({ name: 'test_trigger_tool_change', description: 'Changes the tool list (a new revision of test_dynamic_tool), so clients hear tools/list_changed' })
+  triggerToolChange() {
+    this.addDynamicTool(++this.toolRevision);
+    return `test_dynamic_tool is now at revision ${this.toolRevision}`;
+  }
+
+  @Tool({ name: 'test_trigger_prompt_change', description: 'Changes the prompt list (a new revision of test_dynamic_prompt), so clients hear prompts/list_changed' })
+  triggerPromptChange() {
+    this.addDynamicPrompt(++this.promptRevision);
+    return `test_dynamic_prompt is now at revision ${this.promptRevision}`;
+  }
+
+  // 2026-07-28 (http-custom-header-server-validation, SEP-2243): a string argument mirrored into a header.
+
+  @Tool({ name: 'test_custom_headers', description: 'Echoes its region, which clients also send as the Mcp-Param-Region header' })
+  customHeaders(input: RegionInput) {
+    return `Region: ${input.region}`;
+  }
+
+  // 2026-07-28 (input-required-result-*, SEP-2322): multi round-trip requests. The tools asking
+  // with ctx.elicit/ctx.sample/ctx.roots run again on each retry and find the answers so far;
+  // those needing their own input keys or state throw InputRequired (the lower-level form).
+
+  @Tool({ name: 'test_input_required_result_elicitation', description: "Asks the user's name under the input key user_name, then greets them" })
+  async inputRequiredElicitation(_input: void, ctx: RequestContext) {
+    // The answer alone completes the call: a client may send it without a requestState.
+    const answer = await acceptedForm(NameForm, ctx.inputResponses?.user_name);
+    if (!answer) {
+      // Missing, declined, or not a name: ask (again).
+      throw new InputRequired({
+        inputRequests: { user_name: { method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: toElicitationSchema(NameForm) } } },
+      });
+    }
+    return `Hello, ${answer.name}!`;
+  }
+
+  @Tool({ name: 'test_input_required_result_sampling', description: "Asks the client's model a question, then returns its answer" })
+  async inputRequiredSampling(_input: void, ctx: RequestContext) {
+    const reply = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 });
+    return `The model answered: ${sampledText(reply)}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots, then lists them' })
+  async inputRequiredListRoots(_input: void, ctx: RequestContext) {
+    const roots = await ctx.roots();
+    return `The client has ${roots.length} root(s): ${roots.map((root) => (root.name ? `${root.uri} (${root.name})` : root.uri)).join(', ')}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_request_state', description: 'Asks for a confirmation and keeps its own state between rounds; says state-ok when the state came back intact' })
+  async inputRequiredRequestState(_input: void, ctx: RequestContext) {
+    const state = ctx.requestState as { step?: string } | undefined;
+    const answer = await acceptedForm(ConfirmForm, ctx.inputResponses?.confirm);
+    // Only an answer to the question this tool asked (its state says so) completes the call.
+    if (state?.step !== 'confirm' || !answer) {
+      throw new InputRequired({
+        inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Please confirm', requestedSchema: toElicitationSchema(ConfirmForm) } } },
+        state: { step: 'confirm' },
+      });
+    }
+    return `state-ok: the request state came back, and the user ${answer.ok ? 'confirmed' : 'did not confirm'}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks for a name, a greeting from the model and the roots, all in one round' })
+  async inputRequiredMultipleInputs(_input: void, ctx: RequestContext) {
+    const [name, greeting, roots] = await Promise.all([
+      ctx.elicit('What is your name?', NameForm),
+      ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }),
+      ctx.roots(),
+    ]);
+    return `${sampledText(greeting)} ${name.content?.name ?? 'stranger'}, with ${roots.length} root(s)`;
+  }
+
+  @Tool({ name: 'test_input_required_result_multi_round', description: 'Asks for a name, then in a second round for a favourite colour' })
+  async inputRequiredMultiRound(_input: void, ctx: RequestContext) {
+    const name = await ctx.elicit('Step 1: What is your name?', NameForm);
+    const color = await ctx.elicit('Step 2: What is your favorite color?', ColorForm);
+    return `${name.content?.name ?? 'Someone'}'s favourite colour is ${color.content?.color ?? 'unknown'}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation; a requestState altered by the client is refused' })
+  async inputRequiredTamperedState(_input: void, ctx: RequestContext) {
+    const answer = await ctx.elicit('Please confirm', ConfirmForm);
+    return `Confirmed: ${answer.content?.ok ?? false}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_capabilities', description: 'Asks the client only what its declared capabilities allow (elicitation, sampling, roots)' })
+  async inputRequiredCapabilities(_input: void, ctx: RequestContext) {
+    const { elicitation, sampling, roots } = ctx.clientCapabilities;
+    const answers = await Promise.all([
+      elicitation ? ctx.elicit('What is your name?', NameForm).then((a) => `name: ${a.content?.name ?? a.action}`) : undefined,
+      sampling ? ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 }).then((r) => `model: ${sampledText(r)}`) : undefined,
+      roots ? ctx.roots().then((r) => `roots: ${r.length}`) : undefined,
+    ]);
+    const got = answers.filter((a) => a !== undefined);
+    return got.length > 0 ? got.join('; ') : 'The client declared none of elicitation, sampling and roots, so nothing was asked';
   }
 
   @Resource({ uri: 'test://static-text', name: 'static-text', description: 'A static text resource', mimeType: 'text/plain' })
@@ -272,5 +463,30 @@ export class ConformanceServer extends McpServer {
   @Prompt({ name: 'test_prompt_with_image', description: 'A prompt with an image' })
   promptWithImage() {
     return [userMessage(image(PNG_1X1, 'image/png')), userMessage('Please analyze the image above.')];
+  }
+
+  @Prompt({ name: 'test_input_required_result_prompt', description: 'Asks the user for the context the prompt is about, then builds it' })
+  async inputRequiredPrompt(_args: void, ctx: RequestContext) {
+    const answer = await ctx.elicit('What context should the prompt use?', ContextForm);
+    return `Please help with this context: ${answer.content?.context ?? 'none given'}`;
+  }
+
+  // The entries the trigger tools change at runtime: each trigger registers a new revision in place.
+  private toolRevision = 0;
+  private promptRevision = 0;
+
+  override onServerInit(): void {
+    this.addDynamicTool(this.toolRevision);
+    this.addDynamicPrompt(this.promptRevision);
+  }
+
+  private addDynamicTool(revision: number): void {
+    const description = `A tool the server changes at runtime (revision ${revision})`;
+    this.registry.addTool({ name: 'test_dynamic_tool', description, handler: () => description }, { replace: true });
+  }
+
+  private addDynamicPrompt(revision: number): void {
+    const description = `A prompt the server changes at runtime (revision ${revision})`;
+    this.registry.addPrompt({ name: 'test_dynamic_prompt', description, handler: () => description }, { replace: true });
   }
 }
