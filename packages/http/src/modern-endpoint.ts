@@ -148,7 +148,7 @@ function checkModernRequest(ctx: EndpointContext, message: JsonRpcRequest, reque
   const claim = readModernClaim(message);
   if (isRefusal(claim)) return refusalOf(claim);
   const registry = ctx.engine.registry;
-  const mismatch = checkModernHeaders(request.headers, message, claim.protocolVersion, (name) => registry.tools.get(name)?.definition.inputSchema);
+  const mismatch = checkModernHeaders(request.headers, message, claim.protocolVersion, (name) => registry.tools.get(name)?.headerParameters);
   if (mismatch) return { status: 400, error: { code: ErrorCode.HeaderMismatch, message: mismatch } };
   if (!ctx.engine.modern.methods.has(message.method)) {
     return { status: 404, error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (protocol ${claim.protocolVersion})` } };

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonRpcRequest } from '@mcpx/core/transport';
+import type { HeaderParameter, JsonRpcRequest } from '@mcpx/core/transport';
 
 /**
  * The request metadata headers of protocol 2026-07-28 (transports/streamable-http.md, "Request
@@ -48,49 +48,6 @@ export function decodeHeaderValue(raw: string): string | undefined {
   }
 }
 
-/** One tool parameter mirrored into a header: where it sits in the arguments, and its header. */
-export interface HeaderParam {
-  /** The `properties` keys leading to the parameter, from the arguments' root. */
-  path: readonly string[];
-  /** The `x-mcp-header` value as the tool declares it (the header is `Mcp-Param-{name}`). */
-  name: string;
-  /** The header name in lower case, as Node hands request headers over. */
-  header: string;
-}
-
-const headerParamsCache = new WeakMap<object, readonly HeaderParam[]>();
-
-/**
- * The parameters of an input schema annotated with `x-mcp-header`, found along chains of
- * `properties` keys only (the only places the spec lets an annotation sit: nothing under `items`,
- * composition or conditional keywords, or `$ref`). Annotations that are not a header token are
- * skipped: the header could not be sent. Cached per schema object.
- */
-export function headerParams(inputSchema: unknown): readonly HeaderParam[] {
-  if (!isObject(inputSchema)) return [];
-  let found = headerParamsCache.get(inputSchema);
-  if (!found) {
-    const out: HeaderParam[] = [];
-    collect(inputSchema, [], out, new Set());
-    found = out;
-    headerParamsCache.set(inputSchema, found);
-  }
-  return found;
-}
-
-function collect(schema: Record<string, unknown>, path: string[], out: HeaderParam[], seen: Set<object>): void {
-  if (seen.has(schema)) return; // a schema built in code may refer back to itself
-  seen.add(schema);
-  const properties = schema.properties;
-  if (!isObject(properties)) return;
-  for (const [key, property] of Object.entries(properties)) {
-    if (!isObject(property)) continue;
-    const name = property['x-mcp-header'];
-    if (typeof name === 'string' && TOKEN.test(name)) out.push({ path: [...path, key], name, header: PARAM_HEADER_PREFIX + name.toLowerCase() });
-    collect(property, [...path, key], out, seen);
-  }
-}
-
 /** The value at `path` in the call's arguments; undefined when any step is missing or not an object. */
 export function valueAt(args: unknown, path: readonly string[]): unknown {
   let value = args;
@@ -120,13 +77,14 @@ export type HeaderMismatch = string;
  * "Server Validation"): MCP-Protocol-Version equal to the `_meta` version, Mcp-Method to the
  * method, Mcp-Name (tools/call, prompts/get, resources/read) to the name or URI, and each
  * Mcp-Param-{Name} the called tool declares to its argument. Returns why they do not match.
- * `toolSchema` gives the input schema of a tool by name (undefined for a tool that does not exist).
+ * `toolHeaders` gives the header parameters a tool declares (ToolEntry.headerParameters, worked out
+ * once when the tool was defined; none for a tool that does not exist).
  */
 export function checkModernHeaders(
   headers: IncomingHttpHeaders,
   request: JsonRpcRequest,
   protocolVersion: string,
-  toolSchema: (name: string) => unknown,
+  toolHeaders: (name: string) => readonly HeaderParameter[] | undefined,
 ): HeaderMismatch | undefined {
   const versionMismatch = checkVersionHeader(headers, protocolVersion);
   if (versionMismatch) return versionMismatch;
@@ -148,8 +106,8 @@ export function checkModernHeaders(
   }
 
   if (request.method === 'tools/call' && typeof request.params?.name === 'string') {
-    const params = headerParams(toolSchema(request.params.name));
-    if (params.length > 0) return checkParamHeaders(headers, params, request.params.arguments);
+    const params = toolHeaders(request.params.name);
+    if (params && params.length > 0) return checkParamHeaders(headers, params, request.params.arguments);
   }
   return undefined;
 }
@@ -162,11 +120,12 @@ export function checkVersionHeader(headers: IncomingHttpHeaders, protocolVersion
   return `Header mismatch: MCP-Protocol-Version header value ${quote(version)} does not match the body's _meta protocol version ${JSON.stringify(protocolVersion)}`;
 }
 
-function checkParamHeaders(headers: IncomingHttpHeaders, params: readonly HeaderParam[], args: unknown): HeaderMismatch | undefined {
+function checkParamHeaders(headers: IncomingHttpHeaders, params: readonly HeaderParameter[], args: unknown): HeaderMismatch | undefined {
   for (const param of params) {
     const value = valueAt(args, param.path);
-    const raw = headers[param.header];
-    const display = `Mcp-Param-${param.name}`;
+    // Node hands request header names over in lower case.
+    const raw = headers[PARAM_HEADER_PREFIX + param.header.toLowerCase()];
+    const display = `Mcp-Param-${param.header}`;
     const argument = `arguments.${param.path.join('.')}`;
     // Only primitives are mirrored; a null or missing value (or one no header can carry) has no header.
     const mirrored = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));

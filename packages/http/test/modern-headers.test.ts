@@ -1,4 +1,4 @@
-import { decodeHeaderValue, headerMatches, headerParams, requestedParamHeaders, valueAt } from '../src/modern-headers';
+import { decodeHeaderValue, headerMatches, requestedParamHeaders, valueAt } from '../src/modern-headers';
 
 /** The pieces the 2026-07-28 header checks are made of, on their own. */
 
@@ -24,36 +24,6 @@ describe('decodeHeaderValue', () => {
     ['a character beyond ASCII', 'café'],
   ])('refuses %s', (_what, raw) => {
     expect(decodeHeaderValue(raw)).toBeUndefined();
-  });
-});
-
-describe('headerParams', () => {
-  it('finds annotations along properties chains only, nested ones with their path', () => {
-    const schema = {
-      type: 'object',
-      properties: {
-        region: { type: 'string', 'x-mcp-header': 'Region' },
-        target: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } },
-        list: { type: 'array', items: { type: 'object', properties: { hidden: { type: 'string', 'x-mcp-header': 'Hidden' } } } },
-        either: { anyOf: [{ type: 'string', 'x-mcp-header': 'Either' }] },
-        ref: { $ref: '#/$defs/thing' },
-        'x-mcp-header': { type: 'string' },
-      },
-      $defs: { thing: { type: 'string', 'x-mcp-header': 'Thing' } },
-    };
-    expect(headerParams(schema)).toEqual([
-      { path: ['region'], name: 'Region', header: 'mcp-param-region' },
-      { path: ['target', 'zone'], name: 'Zone', header: 'mcp-param-zone' },
-    ]);
-  });
-
-  it('has none for schemas without annotations, or no schema', () => {
-    expect(headerParams({ type: 'object', properties: { a: { type: 'string' } } })).toEqual([]);
-    expect(headerParams(undefined)).toEqual([]);
-  });
-
-  it('skips an annotation no header could carry', () => {
-    expect(headerParams({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'has space' }, b: { type: 'string', 'x-mcp-header': '' } } })).toEqual([]);
   });
 });
 
