@@ -4,9 +4,8 @@
  * tagged with its subscription id, no response to a cancelled subscription, a complete result for
  * each open one when the server stops), and by the official 2026-07-28 client.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { LinePeer, type Message } from './line-peer';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -24,45 +23,10 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 'listen-wire-test', version: '1.0.0' },
 };
 
-type Message = Record<string, any>;
-
-/** A server process spoken to in newline-delimited JSON: what it writes is kept in order, and can be waited for. */
-class WirePeer {
-  readonly received: Message[] = [];
-  readonly exited: Promise<number | null>;
-  private readonly child: ChildProcessWithoutNullStreams;
-  private waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
-  private stderr = '';
-
+/** The fixture server, with what these tests ask of it. */
+class WirePeer extends LinePeer {
   constructor() {
-    this.child = spawn(process.execPath, [RUN_TS, FIXTURE], { cwd: ROOT, env: { ...process.env, MCPX_LOG_LEVEL: 'warn' } });
-    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
-    createInterface({ input: this.child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line) as Message;
-      this.received.push(message);
-      for (const waiter of [...this.waiters]) {
-        if (waiter.match(message)) {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          waiter.resolve(message);
-        }
-      }
-    });
-  }
-
-  send(message: Message): void {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  }
-
-  /** The first message (already received or still to come) that matches. */
-  next(match: (m: Message) => boolean): Promise<Message> {
-    const already = this.received.find(match);
-    if (already) return Promise.resolve(already);
-    return new Promise((resolve) => this.waiters.push({ match, resolve }));
-  }
-
-  response(id: number | string): Promise<Message> {
-    return this.next((m) => m.id === id && m.method === undefined);
+    super('listen-fixture-server.ts');
   }
 
   /** The `nth` notification of `method` on the subscription (the first by default). */
@@ -76,14 +40,6 @@ class WirePeer {
     const response = await this.response(id);
     if (!response.result) throw new Error(`tools/call ${name} failed: ${JSON.stringify(response.error)}; stderr: ${this.stderr}`);
     return response.result.content[0].text as string;
-  }
-
-  endInput(): void {
-    this.child.stdin.end();
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null) this.child.kill();
   }
 }
 

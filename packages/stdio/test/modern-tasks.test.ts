@@ -6,9 +6,8 @@
  * official 2026-07-28 client, which does not declare the extension, gets plain results.
  * Nothing waits for time to pass: each step waits for the message or status it needs.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { LinePeer, type Message } from './line-peer';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -28,39 +27,10 @@ function meta(capabilities: object): Record<string, unknown> {
 }
 const DECLARING = meta({ elicitation: {}, extensions: { [TASKS]: {} } });
 
-type Message = Record<string, any>;
-
-/** A server process spoken to in newline-delimited JSON: what it writes is kept in order, and can be waited for. */
-class WirePeer {
-  readonly received: Message[] = [];
-  private readonly child: ChildProcessWithoutNullStreams;
-  private waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
-  private stderr = '';
-  private nextId = 1;
-
+/** The fixture server, with what these tests ask of it. */
+class WirePeer extends LinePeer {
   constructor() {
-    this.child = spawn(process.execPath, [RUN_TS, FIXTURE], { cwd: ROOT, env: { ...process.env, MCPX_LOG_LEVEL: 'warn' } });
-    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    createInterface({ input: this.child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line) as Message;
-      this.received.push(message);
-      for (const waiter of [...this.waiters]) {
-        if (waiter.match(message)) {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          waiter.resolve(message);
-        }
-      }
-    });
-  }
-
-  send(message: Message): void {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  }
-
-  /** Sends a request and resolves with its response (result or error). */
-  request(method: string, params: Record<string, unknown>, id: number = this.nextId++): Promise<Message> {
-    this.send({ id, method, params });
-    return new Promise((resolve) => this.waiters.push({ match: (m) => m.id === id && m.method === undefined, resolve }));
+    super('tasks-fixture-server.ts');
   }
 
   /** A modern request from a client that declares the extension (and form elicitation); its result, or a thrown error. */
@@ -78,10 +48,6 @@ class WirePeer {
       if (['completed', 'failed', 'cancelled'].includes(task.status)) throw new Error(`task ${taskId} ended ${task.status}, not ${status}: ${JSON.stringify(task)}`);
       await new Promise((resolve) => setTimeout(resolve, Math.min(task.pollIntervalMs ?? 10, 10)));
     }
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null) this.child.kill();
   }
 }
 

@@ -152,18 +152,7 @@ export class TaskManager {
         this.maxRunningPerHolder,
       );
     }
-    const now = this.clock.now();
-    const at = new Date(now).toISOString();
-    const record: TaskRecord = {
-      taskId: randomUUID(),
-      owner: ctx.session!.id,
-      status: 'working',
-      createdAt: at,
-      lastUpdatedAt: at,
-      ttl,
-      pollInterval: this.pollIntervalMs,
-      expiresAt: now + ttl,
-    };
+    const record = this.newRecord(ctx.session!.id, ttl);
     await this.store.create(record);
 
     const session = ctx.session!;
@@ -180,6 +169,13 @@ export class TaskManager {
     session.logger.info({ taskId: record.taskId, tool: entry.definition.name }, 'task started');
     void this.run(record.taskId, entry, args, taskCtx);
     return { task: publicView(record) };
+  }
+
+  /** A task just started: working, its times now, its id random (a v4 UUID, unguessable). */
+  private newRecord(owner: string, ttl: number): TaskRecord {
+    const now = this.clock.now();
+    const at = new Date(now).toISOString();
+    return { taskId: randomUUID(), owner, status: 'working', createdAt: at, lastUpdatedAt: at, ttl, pollInterval: this.pollIntervalMs, expiresAt: now + ttl };
   }
 
   private async run(taskId: string, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<void> {
@@ -311,19 +307,7 @@ export class TaskManager {
       }
     }
 
-    const now = this.clock.now();
-    const at = new Date(now).toISOString();
-    const ttl = Math.min(this.defaultTtlMs, this.maxTtlMs);
-    const record: TaskRecord = {
-      taskId: randomUUID(),
-      owner: modernOwner(ctx.principal),
-      status: 'working',
-      createdAt: at,
-      lastUpdatedAt: at,
-      ttl,
-      pollInterval: this.pollIntervalMs,
-      expiresAt: now + ttl,
-    };
+    const record = this.newRecord(modernOwner(ctx.principal), Math.min(this.defaultTtlMs, this.maxTtlMs));
     const taskId = record.taskId;
     const logger = host.logger.child({ taskId });
     const inputs = new TaskInputs(() => void this.publishInputs(taskId).catch((err) => logger.error({ err, taskId }, 'could not record the task input requests')));
