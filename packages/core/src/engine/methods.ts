@@ -1,4 +1,4 @@
-import type { MethodHandler } from './handler-types';
+import type { MethodTable, SharedResults } from './method-types';
 import { complete } from './handlers/completion';
 import { getPrompt, listPrompts } from './handlers/prompts';
 import { listResourceTemplates, listResources, readResource } from './handlers/resources';
@@ -9,13 +9,13 @@ import { callTool, listTools } from './handlers/tools';
  * `ctx.env` and never a session. Each era's table (eras/legacy/methods.ts, eras/modern/methods.ts)
  * adds its own methods to these.
  */
-export const sharedMethods: ReadonlyArray<readonly [string, MethodHandler]> = [
-  ['tools/list', listTools],
-  ['tools/call', callTool],
-  ['resources/list', listResources],
-  ['resources/templates/list', listResourceTemplates],
-  ['resources/read', readResource],
-  ['prompts/list', listPrompts],
-  ['prompts/get', getPrompt],
-  ['completion/complete', complete],
-];
+export const sharedMethods: MethodTable<SharedResults> = {
+  'tools/list': listTools,
+  'tools/call': callTool,
+  'resources/list': listResources,
+  'resources/templates/list': listResourceTemplates,
+  'resources/read': readResource,
+  'prompts/list': listPrompts,
+  'prompts/get': getPrompt,
+  'completion/complete': complete,
+};

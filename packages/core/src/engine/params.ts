@@ -45,18 +45,18 @@ export function requireScopes(ctx: RequestContext, entry: ScopedEntry, what: str
 }
 
 /** One page of a list method: `{ [key]: definitions, nextCursor? }`; with a principal, only what it may use (unless configured otherwise). */
-export function listPage<E extends { definition: object } & ScopedEntry>(
+export function listPage<E extends { definition: object } & ScopedEntry, K extends string, V = E['definition']>(
   list: EntryList<E>,
   params: Record<string, unknown>,
   ctx: RequestContext,
-  key: string,
-  view: (entry: E) => object = (e) => e.definition,
-): Record<string, unknown> {
+  key: K,
+  view: (entry: E) => V = (e) => e.definition as V,
+): { [P in K]: V[] } & { nextCursor?: string } {
   const { principal } = ctx;
   const visible =
     principal && ctx.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
   const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.engine.options.pageSize, visible);
-  const result: Record<string, unknown> = { [key]: page.items.map(view) };
+  const result = { [key]: page.items.map(view) } as { [P in K]: V[] } & { nextCursor?: string };
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return result;
 }

@@ -1,13 +1,13 @@
 import { McpError } from '../../protocol/errors';
 import type { CompleteResult } from '../../protocol/types';
 import type { Completer } from '../../metadata/options';
-import type { MethodHandler } from '../handler-types';
+import type { Answers, SharedResults } from '../method-types';
 import { objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
 const empty = () => ({ completion: { values: [], total: 0, hasMore: false } });
 
 /** completion/complete for a prompt argument (ref/prompt) or a template variable (ref/resource). */
-export const complete: MethodHandler = async (params, ctx) => {
+export const complete: Answers<SharedResults['completion/complete']> = async (params, ctx) => {
   requireCapability(ctx, 'completions');
   const method = 'completion/complete';
   const ref = objectParam(params, 'ref', method);
@@ -47,7 +47,7 @@ export const complete: MethodHandler = async (params, ctx) => {
   }
   if (!completer) return empty();
   const values = await completer(value, { arguments: stringsOnly(resolved) });
-  return toCompleteResult(values) as unknown as Record<string, unknown>;
+  return toCompleteResult(values);
 };
 
 function stringsOnly(values: Record<string, unknown>): Record<string, string> {

@@ -2,16 +2,16 @@ import { McpError } from '../../protocol/errors';
 import { toGetPromptResult } from '../../content/normalize';
 import { formatIssues } from '../../schema/class-validation';
 import { checkArgumentLimits } from '../../schema/argument-limits';
-import type { MethodHandler } from '../handler-types';
+import type { Answers, SharedResults } from '../method-types';
 import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 
-export const listPrompts: MethodHandler = (params, ctx) => {
+export const listPrompts: Answers<SharedResults['prompts/list']> = (params, ctx) => {
   requireCapability(ctx, 'prompts');
   return listPage(ctx.engine.registry.prompts, params, ctx, 'prompts');
 };
 
 /** prompts/get: unknown prompt or bad arguments are protocol errors (-32602), as the spec lists. */
-export const getPrompt: MethodHandler = async (params, ctx) => {
+export const getPrompt: Answers<SharedResults['prompts/get']> = async (params, ctx) => {
   requireCapability(ctx, 'prompts');
   const name = stringParam(params, 'name', 'prompts/get');
   const entry = ctx.engine.registry.prompts.get(name);
@@ -24,5 +24,5 @@ export const getPrompt: MethodHandler = async (params, ctx) => {
   const checked = await entry.validateArguments(args, limits.unknownProperties);
   if (!checked.ok) throw McpError.invalidParams(`prompts/get "${name}": ${formatIssues(checked.issues)}`, { issues: checked.issues.slice(0, 50) });
   const value = await entry.handler(checked.value, ctx);
-  return toGetPromptResult(value, entry.definition.description) as unknown as Record<string, unknown>;
+  return toGetPromptResult(value, entry.definition.description);
 };

@@ -1,20 +1,20 @@
 import { McpError } from '../../protocol/errors';
 import { toReadResourceResult } from '../../content/normalize';
-import type { MethodHandler } from '../handler-types';
+import type { Answers, SharedResults } from '../method-types';
 import { listPage, requireCapability, requireScopes, stringParam } from '../params';
 
-export const listResources: MethodHandler = (params, ctx) => {
+export const listResources: Answers<SharedResults['resources/list']> = (params, ctx) => {
   requireCapability(ctx, 'resources');
   return listPage(ctx.engine.registry.resources, params, ctx, 'resources');
 };
 
-export const listResourceTemplates: MethodHandler = (params, ctx) => {
+export const listResourceTemplates: Answers<SharedResults['resources/templates/list']> = (params, ctx) => {
   requireCapability(ctx, 'resources');
   return listPage(ctx.engine.registry.templates, params, ctx, 'resourceTemplates');
 };
 
 /** resources/read: an exact resource first, then the first template that matches the URI. */
-export const readResource: MethodHandler = async (params, ctx) => {
+export const readResource: Answers<SharedResults['resources/read']> = async (params, ctx) => {
   requireCapability(ctx, 'resources');
   const uri = stringParam(params, 'uri', 'resources/read');
   const registry = ctx.engine.registry;
@@ -25,7 +25,7 @@ export const readResource: MethodHandler = async (params, ctx) => {
     if (resource.cache) ctx.cacheHint = resource.cache;
     const value = await resource.handler(ctx);
     if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
-    return toReadResourceResult(value, uri, resource.definition.mimeType) as unknown as Record<string, unknown>;
+    return toReadResourceResult(value, uri, resource.definition.mimeType);
   }
   const match = registry.matchTemplate(uri);
   if (!match) throw McpError.resourceNotFound(uri);
@@ -33,5 +33,5 @@ export const readResource: MethodHandler = async (params, ctx) => {
   if (match.entry.cache) ctx.cacheHint = match.entry.cache;
   const value = await match.entry.handler(match.variables, ctx);
   if (value === undefined || value === null) throw McpError.resourceNotFound(uri);
-  return toReadResourceResult(value, uri, match.entry.definition.mimeType) as unknown as Record<string, unknown>;
+  return toReadResourceResult(value, uri, match.entry.definition.mimeType);
 };

@@ -1,12 +1,12 @@
 import { ErrorCode, McpError } from '../../protocol/errors';
-import type { MethodHandler } from '../handler-types';
+import type { Answers, SharedResults } from '../method-types';
 import { invokeTool } from '../invoke-tool';
 import type { ToolEntry } from '../../registry/entry-types';
 import type { Tool } from '../../protocol/types';
 import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
 import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../../tasks/tasks-extension';
 
-export const listTools: MethodHandler = (params, ctx) => {
+export const listTools: Answers<SharedResults['tools/list']> = (params, ctx) => {
   requireCapability(ctx, 'tools');
   // execution.taskSupport promises tasks: a session offered none (stateless HTTP) is not told of them.
   const view = ctx.env.serverCapabilities.tasks ? undefined : withoutTaskSupport;
@@ -27,7 +27,7 @@ function withoutTaskSupport(entry: ToolEntry): Tool {
   return copy;
 }
 
-export const callTool: MethodHandler = async (params, ctx) => {
+export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx) => {
   requireCapability(ctx, 'tools');
   const name = stringParam(params, 'name', 'tools/call');
   const entry = ctx.engine.registry.tools.get(name);
@@ -44,7 +44,7 @@ export const callTool: MethodHandler = async (params, ctx) => {
         throw missingTasksExtension(`Tool "${name}" runs only as a task: declare the ${TASKS_EXTENSION} extension in this request's client capabilities`);
       }
     }
-    return (await invokeTool(entry, args, ctx)) as unknown as Record<string, unknown>;
+    return (await invokeTool(entry, args, ctx));
   }
   // Task augmentation (2025-11-25), when this server offers tasks at all (otherwise the field is ignored, as the spec says).
   if (ctx.env.serverCapabilities.tasks) {
@@ -52,7 +52,7 @@ export const callTool: MethodHandler = async (params, ctx) => {
     const support = entry.definition.execution?.taskSupport ?? 'forbidden';
     if (task && support === 'forbidden') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support running as a task`);
     if (!task && support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (execution.taskSupport is "required")`);
-    if (task) return (await ctx.engine.tasks.start(entry, args, ctx, task)) as unknown as Record<string, unknown>;
+    if (task) return (await ctx.engine.tasks.start(entry, args, ctx, task));
   }
-  return (await invokeTool(entry, args, ctx)) as unknown as Record<string, unknown>;
+  return (await invokeTool(entry, args, ctx));
 };

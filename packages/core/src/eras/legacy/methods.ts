@@ -1,4 +1,5 @@
 import type { MethodHandler } from '../../engine/handler-types';
+import { methodMap, type LegacyResults } from '../../engine/method-types';
 import { sharedMethods } from '../../engine/methods';
 import { initialize, ping } from './handlers/initialize';
 import { setLevel } from './handlers/set-level';
@@ -6,15 +7,15 @@ import { subscribe, unsubscribe } from './handlers/subscriptions';
 import { cancelTask, getTask, listTasks, taskResult } from './handlers/tasks';
 
 /** Where a legacy (2025-11-25 and earlier) request is dispatched: every client→server method and its handler. */
-export const legacyMethods: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
-  ['initialize', initialize],
-  ['ping', ping],
-  ['logging/setLevel', setLevel],
+export const legacyMethods: ReadonlyMap<string, MethodHandler> = methodMap<LegacyResults>({
+  initialize,
+  ping,
+  'logging/setLevel': setLevel,
   ...sharedMethods,
-  ['resources/subscribe', subscribe],
-  ['resources/unsubscribe', unsubscribe],
-  ['tasks/get', getTask],
-  ['tasks/result', taskResult],
-  ['tasks/list', listTasks],
-  ['tasks/cancel', cancelTask],
-]);
+  'resources/subscribe': subscribe,
+  'resources/unsubscribe': unsubscribe,
+  'tasks/get': getTask,
+  'tasks/result': taskResult,
+  'tasks/list': listTasks,
+  'tasks/cancel': cancelTask,
+});

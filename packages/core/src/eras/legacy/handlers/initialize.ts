@@ -1,11 +1,11 @@
 import { McpError } from '../../../protocol/errors';
 import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion } from '../../../protocol/versions';
 import type { ClientCapabilities, Implementation, InitializeResult } from '../../../protocol/types';
-import type { MethodHandler } from '../../../engine/handler-types';
+import type { Answers, LegacyResults } from '../../../engine/method-types';
 import { objectParam, stringParam } from '../../../engine/params';
 
 /** initialize: negotiates the version (the client's if we speak it, else our latest) and capabilities. */
-export const initialize: MethodHandler = (params, ctx) => {
+export const initialize: Answers<LegacyResults['initialize']> = (params, ctx) => {
   const session = ctx.session!;
   if (session.state !== 'new') throw McpError.invalidRequest('initialize: the session is already initialized');
   const requested = stringParam(params, 'protocolVersion', 'initialize');
@@ -28,7 +28,7 @@ export const initialize: MethodHandler = (params, ctx) => {
     serverInfo: engine.serverInfo,
   };
   if (engine.instructions !== undefined) result.instructions = engine.instructions;
-  return result as unknown as Record<string, unknown>;
+  return result;
 };
 
-export const ping: MethodHandler = () => ({});
+export const ping: Answers<LegacyResults['ping']> = () => ({});

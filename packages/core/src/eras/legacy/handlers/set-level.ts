@@ -1,10 +1,10 @@
 import { McpError } from '../../../protocol/errors';
-import type { MethodHandler } from '../../../engine/handler-types';
+import type { Answers, LegacyResults } from '../../../engine/method-types';
 import { LOGGING_LEVELS, isLoggingLevel } from '../../../engine/log-levels';
 import { requireCapability } from '../../../engine/params';
 
 /** logging/setLevel: the session's threshold for notifications/message from then on. */
-export const setLevel: MethodHandler = (params, ctx) => {
+export const setLevel: Answers<LegacyResults['logging/setLevel']> = (params, ctx) => {
   requireCapability(ctx, 'logging');
   const level = params.level;
   if (!isLoggingLevel(level)) {

@@ -1,10 +1,10 @@
 import { McpError } from '../../../protocol/errors';
-import type { MethodHandler } from '../../../engine/handler-types';
+import type { Answers, LegacyResults } from '../../../engine/method-types';
 import { requireScopes, stringParam } from '../../../engine/params';
 
 /** resources/subscribe and resources/unsubscribe: a legacy session's subscriptions (2026-07-28 has subscriptions/listen). */
 
-export const subscribe: MethodHandler = (params, ctx) => {
+export const subscribe: Answers<LegacyResults['resources/subscribe']> = (params, ctx) => {
   if (!ctx.env.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/subscribe');
   const entry = ctx.engine.registry.entryForUri(uri);
@@ -14,7 +14,7 @@ export const subscribe: MethodHandler = (params, ctx) => {
   return {};
 };
 
-export const unsubscribe: MethodHandler = (params, ctx) => {
+export const unsubscribe: Answers<LegacyResults['resources/unsubscribe']> = (params, ctx) => {
   if (!ctx.env.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/unsubscribe');
   ctx.session!.subscriptions.delete(uri);

@@ -1,6 +1,6 @@
 import { missingScopes } from '../../../auth/principal';
 import type { RequestContext } from '../../../engine/context';
-import type { MethodHandler } from '../../../engine/handler-types';
+import type { Answers, ModernResults } from '../../../engine/method-types';
 import { objectParam, typeOf } from '../../../engine/params';
 import { McpError } from '../../../protocol/errors';
 import { META } from '../meta';
@@ -19,7 +19,7 @@ const LIST_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChan
  * client opted in to, each tagged with the request id as the subscription id; the request stays
  * open until the client cancels it (no response) or the server ends it (a complete result).
  */
-export const listen: MethodHandler = async (params, ctx) => {
+export const listen: Answers<ModernResults['subscriptions/listen']> = async (params, ctx) => {
   const requested = readFilter(params);
   const honoured = honouredSubset(requested, ctx);
   const ended = await ctx.engine.subscriptions.open(ctx.requestId, honoured, ctx.channel, ctx.signal);

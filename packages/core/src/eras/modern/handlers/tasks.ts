@@ -1,6 +1,6 @@
 import { McpError } from '../../../protocol/errors';
 import type { RequestContext } from '../../../engine/context';
-import type { MethodHandler } from '../../../engine/handler-types';
+import type { Answers, ModernResults } from '../../../engine/method-types';
 import { typeOf } from '../../../engine/params';
 import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../../../tasks/tasks-extension';
 
@@ -17,12 +17,12 @@ function requireTasksExtension(ctx: RequestContext): void {
   }
 }
 
-export const getTask: MethodHandler = async (params, ctx) => {
+export const getTask: Answers<ModernResults['tasks/get']> = async (params, ctx) => {
   requireTasksExtension(ctx);
-  return (await ctx.engine.tasks.getDetailed(params.taskId, ctx.principal)) as unknown as Record<string, unknown>;
+  return (await ctx.engine.tasks.getDetailed(params.taskId, ctx.principal));
 };
 
-export const updateTask: MethodHandler = async (params, ctx) => {
+export const updateTask: Answers<ModernResults['tasks/update']> = async (params, ctx) => {
   requireTasksExtension(ctx);
   const responses = params.inputResponses;
   if (responses === null || typeof responses !== 'object' || Array.isArray(responses)) {
@@ -34,7 +34,7 @@ export const updateTask: MethodHandler = async (params, ctx) => {
   return {};
 };
 
-export const cancelTask: MethodHandler = async (params, ctx) => {
+export const cancelTask: Answers<ModernResults['tasks/cancel']> = async (params, ctx) => {
   requireTasksExtension(ctx);
   await ctx.engine.tasks.cancelAsTask(params.taskId, ctx.principal);
   return {};
