@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { connect, quietOptions, rpcErrorOf } from '@mcpx/testing';
+import { connect, memoryLogger, quietOptions, rpcErrorOf } from '@mcpx/testing';
 import { Field, InputRequired, ManualClock, McpError, Server, Tool, UrlElicitationRequiredError, createEngine, type Principal, type RequestContext } from '../src';
 import type { JsonRpcMessage, JsonRpcResponse, McpEngine } from '../src/transport';
 
@@ -528,5 +528,17 @@ describe('expiry', () => {
     } finally {
       expiring.close();
     }
+  });
+});
+
+describe('the request log', () => {
+  it('names the task a modern call became, as it does for a 2025 task', async () => {
+    const { logger, lines } = memoryLogger('info');
+    const logged = createEngine(new Jobs(), { logger });
+    const created = await resultOf(logged, 'tools/call', { name: 'slow', arguments: { label: 'logged' } });
+    expect(created.resultType).toBe('task');
+    const line = lines.find((l) => l.msg === 'mcp request' && l.mcpMethod === 'tools/call');
+    expect(line).toMatchObject({ tool: 'slow', taskId: created.taskId, outcome: 'result' });
+    await resultOf(logged, 'tasks/cancel', { taskId: created.taskId });
   });
 });

@@ -57,7 +57,8 @@ export function logRequest(logger: Logger, session: string | undefined, request:
   else if (request.method === 'tools/call') {
     if (response.result.isError === true) line.outcome = 'isError';
     // A call run as a task answers with the task: its later tasks/* lines carry the same taskId.
-    const task = response.result.task as { taskId?: unknown } | undefined;
+    // 2026-07-28's tasks extension answers with the task itself (resultType "task").
+    const task = (response.result.resultType === 'task' ? response.result : response.result.task) as { taskId?: unknown } | undefined;
     if (task && typeof task.taskId === 'string') line.taskId = task.taskId;
   }
   logger.info(line, 'mcp request');
