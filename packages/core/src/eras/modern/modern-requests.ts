@@ -116,8 +116,10 @@ export class ModernRequests {
     let round: StatePayload | undefined;
     let answers: Record<string, unknown> | undefined;
     let responses: Record<string, unknown> | undefined;
-    const digest = canAsk ? requestDigest(method, params) : '';
-    if (canAsk) {
+    // Hashing the params costs: only a round that opens or seals a state needs it.
+    let digested: string | undefined;
+    const digest = () => (digested ??= requestDigest(method, params));
+    if (canAsk && (params.requestState !== undefined || params.inputResponses !== undefined)) {
       try {
         ({ round, answers, responses } = this.openRound(params, digest, options.principal));
       } catch (err) {
@@ -126,6 +128,8 @@ export class ModernRequests {
       }
     }
     const engine = this.engine;
+    // A first round has no answers yet: its questions all become input requests.
+    if (canAsk) answers ??= {};
     const host = new ModernHost(engine, logger, method, answers);
     const abort = options.abort ?? new LazyAbort();
     const meta = params._meta as Record<string, unknown> | undefined;
@@ -162,7 +166,7 @@ export class ModernRequests {
   }
 
   /** Opens the state a retry brings back (refused with -32602 when it fails any check) and merges the new answers in. */
-  private openRound(params: Record<string, unknown>, digest: string, principal: Principal | undefined) {
+  private openRound(params: Record<string, unknown>, digest: () => string, principal: Principal | undefined) {
     const sealed = params.requestState;
     const given = params.inputResponses;
     if (sealed !== undefined && typeof sealed !== 'string') throw McpError.invalidParams('requestState must be a string, as the server issued it');
@@ -172,7 +176,7 @@ export class ModernRequests {
     let round: StatePayload | undefined;
     if (sealed !== undefined) {
       try {
-        round = this.sealer.open(sealed, { request: digest, principal: principalKey(principal), now: Date.now() });
+        round = this.sealer.open(sealed, { request: digest(), principal: principalKey(principal), now: Date.now() });
       } catch (err) {
         if (err instanceof RequestStateError) throw McpError.invalidParams(err.message);
         throw err;
@@ -193,14 +197,14 @@ export class ModernRequests {
   private inputRequired(
     requests: Record<string, InputRequest>,
     answers: Record<string, unknown>,
-    digest: string,
+    digest: () => string,
     principal: Principal | undefined,
     state: unknown,
     lowerLevel = false,
   ): Record<string, unknown> {
     const asked = Object.keys(requests);
     const requestState = this.sealer.seal({
-      request: digest,
+      request: digest(),
       principal: principalKey(principal),
       expiresAt: Date.now() + this.stateTtlMs,
       // The lower-level form keeps its own state: nothing of ours to carry.
