@@ -15,9 +15,12 @@ import { engine as tasksEngine } from '../../../docs/examples/tasks-options';
 import { statelessOptions } from '../../../docs/examples/transports-modes';
 import { buildApp } from '../../../docs/examples/transports-plugin';
 import { ProtectedNotes, auth as authExample } from '../../../docs/examples/authorization';
+import { ErasNotes } from '../../../docs/examples/protocol-eras';
+import { WarehouseServer } from '../../../docs/examples/tools-header';
 
 // The jest suites shown in docs/testing.md run here, as they are printed.
 import '../../../docs/examples/testing';
+import '../../../docs/examples/protocol-eras-testing';
 
 const root = join(__dirname, '..', '..', '..');
 const docsDir = join(root, 'docs');
@@ -203,6 +206,87 @@ describe('docs examples, run', () => {
       expect(await init.text()).toContain('"name":"team"');
     } finally {
       await app.close();
+    }
+  });
+
+  it.each([
+    ['2025-11-25 (the default)', undefined],
+    ['2026-07-28', '2026-07-28'],
+  ])('protocol-eras under %s: ctx.elicit and InputRequired, answered with onRequest', async (_era, protocolVersion) => {
+    const server = new ErasNotes();
+    const client = await connect(server, { ...quietOptions(), protocolVersion, capabilities: { elicitation: { form: {} } } });
+    const modern = protocolVersion !== undefined;
+    expect(client.era).toBe(modern ? 'modern' : 'legacy');
+    const asked: unknown[] = [];
+    client.onRequest('elicitation/create', (params) => {
+      asked.push(params.message);
+      return params.message === 'Archive draft?' ? { action: 'decline' } : { action: 'accept', content: { confirm: true } };
+    });
+    const received = client.record();
+
+    expect((await client.callTool('archive', { id: 'welcome' })).content).toEqual([{ type: 'text', text: 'Archived welcome' }]);
+    expect((await client.callTool('archive', { id: 'draft' })).content).toEqual([{ type: 'text', text: 'Kept it' }]);
+    expect((await client.callTool('remove', { id: 'draft' })).content).toEqual([{ type: 'text', text: 'Deleted draft' }]);
+    expect(asked).toEqual(['Archive welcome?', 'Archive draft?', 'Delete draft?']);
+    expect([...server.archived]).toEqual(['welcome']);
+    expect([...server.notes.keys()]).toEqual(['welcome']);
+
+    // Legacy: requests to the client on the call's stream. 2026-07-28: InputRequiredResults, answered by retrying.
+    const requests = received.filter((m) => 'method' in m && 'id' in m);
+    const inputRequired = received.flatMap((m) => ('result' in m && m.result.resultType === 'input_required' ? [m.result] : []));
+    if (modern) {
+      expect(requests).toEqual([]);
+      expect(inputRequired.map((r) => Object.keys(r.inputRequests as object))).toEqual([['elicit-1'], ['elicit-1'], ['confirm']]);
+      expect(inputRequired.every((r) => typeof r.requestState === 'string')).toBe(true);
+      expect(await client.readResource('notes://index')).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private' });
+    } else {
+      expect(requests.map((m) => ('method' in m ? m.method : ''))).toEqual(['elicitation/create', 'elicitation/create', 'elicitation/create']);
+      expect(inputRequired).toEqual([]);
+      expect(await client.readResource('notes://index')).not.toHaveProperty('ttlMs');
+    }
+    client.close();
+  });
+
+  it('tools-header: @Field({ header }) lists x-mcp-header, and the HTTP endpoint checks Mcp-Param-* against the arguments', async () => {
+    const client = await connect(new WarehouseServer(), quietOptions());
+    const [query] = (await client.listTools()).tools;
+    expect(query!.inputSchema).toMatchObject({
+      properties: { target: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } }, dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' } },
+    });
+    client.close();
+
+    const server = await listen(new WarehouseServer(), { port: 0, handleSignals: false, requestLogging: false, logLevel: 'silent' });
+    try {
+      const call = (region: string) =>
+        fetch(server.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'query',
+            'mcp-param-region': region,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name: 'query',
+              arguments: { sql: 'select 1', target: { region: 'eu-west-1' } },
+              _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+            },
+          }),
+        });
+      const ok = await call('eu-west-1');
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('Ran in eu-west-1: select 1');
+      const mismatch = await call('us-east-1');
+      expect(mismatch.status).toBe(400);
+      expect(await mismatch.json()).toMatchObject({ id: 1, error: { code: -32020, message: expect.stringContaining('Mcp-Param-Region') } });
+    } finally {
+      await server.close();
     }
   });
 

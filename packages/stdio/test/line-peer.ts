@@ -7,6 +7,11 @@ const RUN_TS = resolve(__dirname, 'fixtures/run-ts.js');
 
 export type Message = Record<string, any>;
 
+/** How to start a fixture server (a .ts file under test/fixtures): what a stdio client transport takes. */
+export function fixtureServer(fixture: string): { command: string; args: string[]; cwd: string; env: Record<string, string> } {
+  return { command: process.execPath, args: [RUN_TS, resolve(__dirname, 'fixtures', fixture)], cwd: ROOT, env: { ...process.env, MCPX_LOG_LEVEL: 'warn' } as Record<string, string> };
+}
+
 /**
  * A fixture server process (a .ts file under test/fixtures, compiled on the fly) spoken to in
  * newline-delimited JSON: what it writes is kept in order, and can be waited for.
@@ -20,7 +25,8 @@ export class LinePeer {
   private nextId = 1;
 
   constructor(fixture: string) {
-    this.child = spawn(process.execPath, [RUN_TS, resolve(__dirname, 'fixtures', fixture)], { cwd: ROOT, env: { ...process.env, MCPX_LOG_LEVEL: 'warn' } });
+    const { command, args, cwd, env } = fixtureServer(fixture);
+    this.child = spawn(command, args, { cwd, env });
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
     createInterface({ input: this.child.stdout }).on('line', (line) => {

@@ -4,14 +4,10 @@
  * tagged with its subscription id, no response to a cancelled subscription, a complete result for
  * each open one when the server stops), and by the official 2026-07-28 client.
  */
-import { resolve } from 'node:path';
-import { LinePeer, type Message } from './line-peer';
+import { LinePeer, fixtureServer, type Message } from './line-peer';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-const ROOT = resolve(__dirname, '../../..');
-const RUN_TS = resolve(__dirname, 'fixtures/run-ts.js');
-const FIXTURE = resolve(__dirname, 'fixtures/listen-fixture-server.ts');
 /** Spawning compiles the fixture and the packages it imports from source: slow on a busy machine. */
 const SPAWN_TIMEOUT_MS = 90_000;
 const SUB = 'io.modelcontextprotocol/subscriptionId';
@@ -117,13 +113,7 @@ describe('subscriptions/listen over stdio', () => {
   }, SPAWN_TIMEOUT_MS);
 
   it('serves the official 2026-07-28 client: listen, notifications, close, and a graceful end on shutdown', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [RUN_TS, FIXTURE],
-      cwd: ROOT,
-      env: { ...process.env, MCPX_LOG_LEVEL: 'warn' } as Record<string, string>,
-      stderr: 'pipe',
-    });
+    const transport = new StdioClientTransport({ ...fixtureServer('listen-fixture-server.ts'), stderr: 'pipe' });
     const client = new Client({ name: 'listen-sdk-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     const toolChanges: unknown[] = [];
     const updates: string[] = [];

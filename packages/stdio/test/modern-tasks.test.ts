@@ -6,14 +6,10 @@
  * official 2026-07-28 client, which does not declare the extension, gets plain results.
  * Nothing waits for time to pass: each step waits for the message or status it needs.
  */
-import { resolve } from 'node:path';
-import { LinePeer, type Message } from './line-peer';
+import { LinePeer, fixtureServer, type Message } from './line-peer';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-const ROOT = resolve(__dirname, '../../..');
-const RUN_TS = resolve(__dirname, 'fixtures/run-ts.js');
-const FIXTURE = resolve(__dirname, 'fixtures/tasks-fixture-server.ts');
 /** Spawning compiles the fixture and the packages it imports from source: slow on a busy machine. */
 const SPAWN_TIMEOUT_MS = 90_000;
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -135,13 +131,7 @@ describe('the tasks extension over stdio', () => {
 
 describe('the official 2026-07-28 client, which does not declare the extension', () => {
   it('gets plain results from a tool that could run as a task, and -32021 from one that must', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [RUN_TS, FIXTURE],
-      cwd: ROOT,
-      env: { ...process.env, MCPX_LOG_LEVEL: 'warn' } as Record<string, string>,
-      stderr: 'pipe',
-    });
+    const transport = new StdioClientTransport({ ...fixtureServer('tasks-fixture-server.ts'), stderr: 'pipe' });
     const client = new Client({ name: 'tasks-sdk-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(transport);
     try {
