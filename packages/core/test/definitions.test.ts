@@ -5,20 +5,11 @@ import { Type } from 'class-transformer';
 import { Allow, IsDate, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { createEngine, definitionWarnings, DefinitionError, Field, Tool, Prompt } from '@mcpx/core';
 import { connect, memoryLogger, quietOptions } from '@mcpx/testing';
+import { definitionError } from './definition-error-of';
 
 // What an input class's schema cannot express is said at startup: an error where no call can
 // succeed as intended, a warning (logged once, or an error with strictDefinitions) where the
 // schema only loses checking.
-
-function definitionError(make: () => unknown): DefinitionError {
-  try {
-    make();
-  } catch (err) {
-    if (err instanceof DefinitionError) return err;
-    throw err;
-  }
-  throw new Error('expected a DefinitionError');
-}
 
 function textOf(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;

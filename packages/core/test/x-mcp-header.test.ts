@@ -11,19 +11,10 @@ import pino from 'pino';
 import { connect } from '@mcpx/testing';
 import { DefinitionError, Field, Registry, Tool, classToJsonSchema, createEngine, type JsonSchema } from '../src';
 import { headerParameters, type JsonRpcResponse, type McpEngine } from '../src/transport';
+import { definitionError } from './definition-error-of';
 
 const silent = { logger: pino({ level: 'silent' }) };
 const modernMeta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-
-function definitionError(make: () => unknown): DefinitionError {
-  try {
-    make();
-  } catch (err) {
-    if (err instanceof DefinitionError) return err;
-    throw err;
-  }
-  throw new Error('expected a DefinitionError');
-}
 
 async function modernTools(engine: McpEngine): Promise<Record<string, any>[]> {
   const response = (await engine.modern.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta } }, { send() {} })) as JsonRpcResponse;
