@@ -144,6 +144,16 @@ describe('MRTR: ctx.elicit/sample/roots under 2026-07-28', () => {
     expect(Object.keys(again.inputRequests)).toEqual(['elicit-1']);
   });
 
+  it('carries only the answers the handler used into the next state: junk keys are dropped, so the state stays small', async () => {
+    const engine = createEngine(new Greeter(), silent);
+    const junk = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`junk-${i}`, { action: 'accept', content: { name: 'x'.repeat(50) } }]));
+    const round = resultOf(
+      await call(engine, 'tools/call', { name: 'greet', _meta: meta(), inputResponses: { ...junk, 'elicit-1': { action: 'accept', content: { name: 'Ada' } } } }),
+    );
+    expect(Object.keys(round.inputRequests)).toEqual(['elicit-2']);
+    expect(round.requestState.length).toBeLessThan(1000);
+  });
+
   it('works for prompts/get too', async () => {
     const engine = createEngine(new Greeter(), silent);
     const first = resultOf(await call(engine, 'prompts/get', { name: 'topic', _meta: meta() }));

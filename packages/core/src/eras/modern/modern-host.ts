@@ -19,6 +19,8 @@ export class ModernHost implements RequestHost {
   /** Questions this round could not answer, by key: the InputRequiredResult's inputRequests. */
   readonly pending: Record<string, InputRequest> = {};
   pendingCount = 0;
+  /** The answers this run consumed: all the next round needs again (anything else the client sent is dropped). */
+  readonly used: Record<string, unknown> = {};
   private asked = 0;
 
   constructor(
@@ -35,7 +37,10 @@ export class ModernHost implements RequestHost {
     }
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     const key = `${KEY_PREFIX[method] ?? 'input'}-${++this.asked}`;
-    if (Object.hasOwn(this.answers, key)) return Promise.resolve(this.answers[key] as Record<string, unknown>);
+    if (Object.hasOwn(this.answers, key)) {
+      this.used[key] = this.answers[key];
+      return Promise.resolve(this.answers[key] as Record<string, unknown>);
+    }
     this.pending[key] = { method: method as InputRequest['method'], params };
     this.pendingCount++;
     return Promise.reject(new InputPending());

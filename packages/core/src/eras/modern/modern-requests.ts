@@ -139,22 +139,23 @@ export class ModernRequests {
     try {
       const result = await handler(params, ctx);
       if (abort.aborted) response = null;
-      else if (host.pendingCount > 0) response = resultResponse(id, this.inputRequired(host.pending, answers!, digest, options.principal, round?.state));
+      else if (host.pendingCount > 0) response = resultResponse(id, this.inputRequired(host.pending, host.used, digest, options.principal, round?.state));
       else response = resultResponse(id, completeResult(method, result, engine.serverInfo, ctx.cacheHint ? { ...this.cache, ...ctx.cacheHint } : this.cache));
     } catch (err) {
       if (abort.aborted) response = null;
       else if (host.pendingCount > 0 && !(err instanceof InputRequired)) {
-        response = resultResponse(id, this.inputRequired(host.pending, answers!, digest, options.principal, round?.state));
+        response = resultResponse(id, this.inputRequired(host.pending, host.used, digest, options.principal, round?.state));
       } else if (err instanceof UrlElicitationRequiredError && canAsk && env.clientCapabilities.elicitation?.url) {
         // The 2025 error becomes this era's question: visit these URLs, then retry.
         const requests: Record<string, InputRequest> = {};
         err.elicitations.forEach((e, i) => (requests[`url-${i + 1}`] = { method: 'elicitation/create', params: { mode: 'url', message: e.message, url: e.url } }));
-        response = resultResponse(id, this.inputRequired(requests, answers!, digest, options.principal, round?.state));
+        response = resultResponse(id, this.inputRequired(requests, host.used, digest, options.principal, round?.state));
       } else if (err instanceof InputRequired && canAsk) {
         const requests = err.input.inputRequests ?? {};
         try {
           for (const request of Object.values(requests)) checkInputCapability(env.clientCapabilities, request);
-          response = resultResponse(id, this.inputRequired(requests, answers!, digest, options.principal, err.input.state, true));
+          // The lower-level form keeps its own state: no answers of ours to carry.
+          response = resultResponse(id, this.inputRequired(requests, {}, digest, options.principal, err.input.state));
         } catch (refused) {
           response = errorResponseFor(id, method, toModernError(refused), logger);
         }
@@ -200,15 +201,13 @@ export class ModernRequests {
     digest: () => string,
     principal: Principal | undefined,
     state: unknown,
-    lowerLevel = false,
   ): Record<string, unknown> {
     const asked = Object.keys(requests);
     const requestState = this.sealer.seal({
       request: digest(),
       principal: principalKey(principal),
       expiresAt: Date.now() + this.stateTtlMs,
-      // The lower-level form keeps its own state: nothing of ours to carry.
-      answers: lowerLevel ? {} : answers,
+      answers,
       asked,
       state,
     });
