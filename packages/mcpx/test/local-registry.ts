@@ -19,9 +19,11 @@ export interface LocalRegistry {
 /**
  * Verdaccio on a free loopback port, its storage under `dir`. `local` packages live only here
  * (anyone may publish them, and the public registry is never asked about them); every other
- * package is proxied from `upstream`.
+ * package is proxied from `upstream`. `cafile`: the certificates npm trusts (its `cafile`
+ * setting), which Verdaccio, a Node process, must trust too to reach `upstream` where npm's
+ * traffic goes through a proxy with its own authority; without them every proxied package is 404.
  */
-export async function startRegistry(dir: string, upstream: string, local: string[]): Promise<LocalRegistry> {
+export async function startRegistry(dir: string, upstream: string, local: string[], cafile?: string): Promise<LocalRegistry> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   mkdirSync(join(dir, 'storage'), { recursive: true });
@@ -59,7 +61,8 @@ export async function startRegistry(dir: string, upstream: string, local: string
   const userconfig = join(dir, 'npmrc');
   writeFileSync(userconfig, `//127.0.0.1:${port}/:_authToken=local-registry-test\n`);
 
-  const child: ChildProcess = spawn(NODE_22, [VERDACCIO, '--config', config, '--listen', `127.0.0.1:${port}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = cafile && !process.env.NODE_EXTRA_CA_CERTS ? { ...process.env, NODE_EXTRA_CA_CERTS: cafile } : process.env;
+  const child: ChildProcess = spawn(NODE_22, [VERDACCIO, '--config', config, '--listen', `127.0.0.1:${port}`], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Verdaccio logs its address (at warn level) once it listens.

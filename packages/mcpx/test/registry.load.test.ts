@@ -99,8 +99,10 @@ beforeAll(async () => {
   // npm_package_*, INIT_CWD) nor this repository's bins on PATH.
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD'));
   const path = (process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.startsWith(ROOT)).join(delimiter);
-  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { cwd: work, env: { ...clean, PATH: path }, encoding: 'utf8' }).trim();
-  registry = await startRegistry(join(work, 'registry'), upstream, [...PUBLIC_NAMES, 'demo']);
+  const npmConfig = (key: string) => execFileSync('npm', ['config', 'get', key], { cwd: work, env: { ...clean, PATH: path }, encoding: 'utf8' }).trim();
+  const upstream = npmConfig('registry');
+  const cafile = npmConfig('cafile');
+  registry = await startRegistry(join(work, 'registry'), upstream, [...PUBLIC_NAMES, 'demo'], existsSync(cafile) ? cafile : undefined);
   env = {
     ...clean,
     PATH: path,
