@@ -28,6 +28,8 @@ interface Peer {
   stderr(): string;
   /** Resolves once the server's stderr contains every one of `needles` (rejects with what it has on close). */
   stderrContains(...needles: string[]): Promise<void>;
+  /** Resolves once what the server wrote to stderr satisfies `holds` (pino writes it asynchronously). */
+  stderrUntil(holds: (text: string) => boolean, what: string): Promise<void>;
 }
 
 const peers: Peer[] = [];
@@ -59,19 +61,20 @@ async function connect(env: Record<string, string> = {}, shared = false): Promis
   const logs: Peer['logs'] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
   await client.connect(tap);
-  const stderrContains = (...needles: string[]) =>
+  const stderrUntil = (holds: (text: string) => boolean, what: string) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (needles.every((n) => stderr.includes(n))) resolve();
+        if (holds(stderr)) resolve();
         // Fails at once (not at the test timeout) when the server is gone without writing it all.
-        else if (stderrEnded) reject(new Error(`stderr ended without one of ${JSON.stringify(needles)}:\n${stderr}`));
+        else if (stderrEnded) reject(new Error(`stderr ended without ${what}:\n${stderr}`));
         else return;
         watchers.delete(check);
       };
       watchers.add(check);
       check();
     });
-  const peer: Peer = { client, tap, errors, logs, stderr: () => stderr, stderrContains };
+  const stderrContains = (...needles: string[]) => stderrUntil((text) => needles.every((n) => text.includes(n)), `one of ${JSON.stringify(needles)}`);
+  const peer: Peer = { client, tap, errors, logs, stderr: () => stderr, stderrContains, stderrUntil };
   if (!shared) peers.push(peer);
   return peer;
 }
@@ -188,7 +191,7 @@ describe('console output in a tool', () => {
   ];
 
   it('goes to stderr; stdout carries only the protocol, and pino logs as before', async () => {
-    const { client, tap, errors, logs, stderr, stderrContains } = await connect();
+    const { client, tap, errors, logs, stderr, stderrContains, stderrUntil } = await connect();
     await client.setLoggingLevel('info');
     for (let i = 0; i < 3; i++) {
       const result = (await client.callTool({ name: 'noisy', arguments: {} })) as CallToolResult;
@@ -204,7 +207,8 @@ describe('console output in a tool', () => {
 
     // The junk is on stderr, next to pino's JSON lines (the engine's logger writes to fd 2 as before;
     // a pino line may follow the junk that had no newline on the same line).
-    await stderrContains(...JUNK, '"msg":"serving over stdio"', '"msg":"noisy ran"');
+    await stderrContains(...JUNK, '"msg":"serving over stdio"');
+    await stderrUntil((text) => text.split('"msg":"noisy ran"').length - 1 >= 3, 'three "noisy ran" lines');
     const pinoLines = stderr()
       .split('\n')
       .filter((l) => l.includes('{"level":'))
