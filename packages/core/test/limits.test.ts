@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { connect, quietOptions, rpcErrorOf } from '@mcpx/testing';
-import { McpServer, Tool, type CallToolResult, type RequestContext } from '../src';
+import { InMemoryTaskStore, McpServer, Tool, type CallToolResult, type RequestContext } from '../src';
 import {
   DEFAULT_MESSAGE_LIMITS,
   checkArgumentLimits,
@@ -287,6 +287,21 @@ describe('caps on what one client holds', () => {
     expect(await client.request('tools/call', { name: 'hold', task: {} })).toMatchObject({ task: { status: 'working' } });
     server.releaseAll();
     expect(textOf(await plain)).toBe('released');
+  });
+
+  it('holds the task cap when the store answers slowly and calls arrive together', async () => {
+    // A store that takes its time (a remote one): both calls are past the cap check before either is stored.
+    class SlowStore extends InMemoryTaskStore {
+      override async create(record: Parameters<InMemoryTaskStore['create']>[0]): Promise<void> {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        super.create(record);
+      }
+    }
+    const client = await connect(new Holder(), { ...quiet, maxTasksPerPrincipal: 1, taskStore: new SlowStore() });
+    const answers = await Promise.allSettled([client.request('tools/call', { name: 'hold', task: {} }), client.request('tools/call', { name: 'hold', task: {} })]);
+    expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+    const refused = answers.find((a) => a.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: -32004, data: { limit: 'maxTasksPerPrincipal', max: 1 } });
   });
 
   it('refuses bad caps when the server is built', async () => {

@@ -144,22 +144,20 @@ export class TaskManager {
     }
     const ttl = Math.min(asked ?? this.defaultTtlMs, this.maxTtlMs);
     const holder = holderOf(ctx);
-    const held = this.runningPerHolder.get(holder) ?? 0;
-    if (held >= this.maxRunningPerHolder) {
-      throw McpError.limitExceeded(
-        `Too many tasks: ${held} of this caller's tasks are still running (maxTasksPerPrincipal is ${this.maxRunningPerHolder}); wait for some to finish or cancel them`,
-        'maxTasksPerPrincipal',
-        this.maxRunningPerHolder,
-      );
-    }
+    // The place is taken before the store is awaited: two calls at once cannot both pass the cap.
+    this.reserve(holder);
     const record = this.newRecord(ctx.session!.id, ttl);
-    await this.store.create(record);
+    try {
+      await this.store.create(record);
+    } catch (err) {
+      this.release(holder);
+      throw err;
+    }
 
     const session = ctx.session!;
     const controller = new LazyAbort();
     const channel = new TaskChannel(session);
     this.running.set(record.taskId, { controller, channel, holder });
-    this.runningPerHolder.set(holder, held + 1);
     const handle: TaskHandle = {
       id: record.taskId,
       inputRequired: (waiting) => void this.transition(record.taskId, waiting ? 'input_required' : 'working', session),
