@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '@mcpx/core';
 import {
   LazyAbort,
-  META,
   claimedVersion,
   encodeMessage,
   isModernProtocolVersion,
@@ -134,21 +133,13 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
  * version a request asks for is only known once header and body agree on it.
  */
 function checkModernRequest(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest): Refusal | { claim: ModernClaim } {
-  const version = claimedVersion(message);
-  if (typeof version === 'string' && !isModernProtocolVersion(version)) {
-    const meta = message.params!._meta as Record<string, unknown>;
-    const capabilities = meta[META.clientCapabilities];
-    if (capabilities === null || typeof capabilities !== 'object' || Array.isArray(capabilities)) {
-      return { status: 400, error: { code: ErrorCode.InvalidParams, message: `${message.method}: params._meta["${META.clientCapabilities}"] must be an object and is missing or malformed` } };
-    }
-    const mismatch = checkVersionHeader(request.headers, version);
-    if (mismatch) return { status: 400, error: { code: ErrorCode.HeaderMismatch, message: mismatch } };
-    return refusalOf(unsupportedVersion(version));
-  }
-  const claim = readModernClaim(message);
+  const claim = readModernClaim(message, { anyVersion: true });
   if (isRefusal(claim)) return refusalOf(claim);
+  const versionMismatch = checkVersionHeader(request.headers, claim.protocolVersion);
+  if (versionMismatch) return { status: 400, error: { code: ErrorCode.HeaderMismatch, message: versionMismatch } };
+  if (!isModernProtocolVersion(claim.protocolVersion)) return refusalOf(unsupportedVersion(claim.protocolVersion));
   const registry = ctx.engine.registry;
-  const mismatch = checkModernHeaders(request.headers, message, claim.protocolVersion, (name) => registry.tools.get(name)?.headerParameters);
+  const mismatch = checkModernHeaders(request.headers, message, (name) => registry.tools.get(name)?.headerParameters);
   if (mismatch) return { status: 400, error: { code: ErrorCode.HeaderMismatch, message: mismatch } };
   if (!ctx.engine.modern.methods.has(message.method)) {
     return { status: 404, error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (protocol ${claim.protocolVersion})` } };

@@ -74,7 +74,7 @@ export type HeaderMismatch = string;
 
 /**
  * Checks a modern request's metadata headers against its body (transports/streamable-http.md,
- * "Server Validation"): MCP-Protocol-Version equal to the `_meta` version, Mcp-Method to the
+ * "Server Validation"), once the version header is known to match (checkVersionHeader): Mcp-Method to the
  * method, Mcp-Name (tools/call, prompts/get, resources/read) to the name or URI, and each
  * Mcp-Param-{Name} the called tool declares to its argument. Returns why they do not match.
  * `toolHeaders` gives the header parameters a tool declares (ToolEntry.headerParameters, worked out
@@ -83,12 +83,8 @@ export type HeaderMismatch = string;
 export function checkModernHeaders(
   headers: IncomingHttpHeaders,
   request: JsonRpcRequest,
-  protocolVersion: string,
   toolHeaders: (name: string) => readonly HeaderParameter[] | undefined,
 ): HeaderMismatch | undefined {
-  const versionMismatch = checkVersionHeader(headers, protocolVersion);
-  if (versionMismatch) return versionMismatch;
-
   const method = headers[METHOD_HEADER];
   if (method === undefined) return `Header mismatch: the Mcp-Method header is required (the body's method is ${JSON.stringify(request.method)})`;
   if (method !== request.method) return `Header mismatch: Mcp-Method header value ${quote(method)} does not match the body's method ${JSON.stringify(request.method)}`;

@@ -53,9 +53,11 @@ function malformed(message: string): ModernRefusal {
 /**
  * Reads and checks the per-request fields of a modern request's `_meta`: the protocol version
  * (required, one this server serves in the modern era), client capabilities (required, an object),
- * client info and log level (optional, well-formed when present).
+ * client info and log level (optional, well-formed when present). `anyVersion`: leave the version
+ * unchecked, for a transport that must compare it with its own header first (HTTP: a mismatch is
+ * told before an unsupported version).
  */
-export function readModernClaim(request: Pick<JsonRpcRequest, 'params' | 'method'>): ModernClaim | ModernRefusal {
+export function readModernClaim(request: Pick<JsonRpcRequest, 'params' | 'method'>, options: { anyVersion?: boolean } = {}): ModernClaim | ModernRefusal {
   const meta = request.params?._meta as Record<string, unknown> | undefined;
   if (meta === undefined || meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
     return malformed(`${request.method}: params._meta must carry "${META.protocolVersion}" and "${META.clientCapabilities}" (protocol 2026-07-28 and later)`);
@@ -63,7 +65,7 @@ export function readModernClaim(request: Pick<JsonRpcRequest, 'params' | 'method
   const version = meta[META.protocolVersion];
   if (version === undefined) return malformed(`${request.method}: params._meta["${META.protocolVersion}"] is missing`);
   if (typeof version !== 'string') return malformed(`${request.method}: params._meta["${META.protocolVersion}"] must be a string`);
-  if (!isModernProtocolVersion(version)) return unsupportedVersion(version);
+  if (!options.anyVersion && !isModernProtocolVersion(version)) return unsupportedVersion(version);
   const capabilities = meta[META.clientCapabilities];
   if (capabilities === undefined) return malformed(`${request.method}: params._meta["${META.clientCapabilities}"] is missing`);
   if (capabilities === null || typeof capabilities !== 'object' || Array.isArray(capabilities)) {
