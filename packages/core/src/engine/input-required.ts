@@ -57,3 +57,11 @@ export function capabilityFor(request: InputRequest): string | undefined {
       return undefined;
   }
 }
+
+/** The short names input keys start with: `elicit-1`, `sample-2`, `roots-3`. */
+const KEY_PREFIX: Record<string, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
+
+/** The key of the `n`-th question a handler asks (modern requests and tasks alike). */
+export function inputKey(method: string, n: number): string {
+  return `${KEY_PREFIX[method] ?? 'input'}-${n}`;
+}

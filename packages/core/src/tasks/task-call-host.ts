@@ -3,11 +3,8 @@ import { ErrorCode, McpError } from '../protocol/errors';
 import type { JsonRpcMessage } from '../protocol/jsonrpc';
 import type { MessageChannel } from '../engine/channel';
 import type { McpEngine } from '../engine/engine';
-import type { InputRequest } from '../engine/input-required';
+import { inputKey, type InputRequest } from '../engine/input-required';
 import type { RequestHost } from '../engine/request-env';
-
-/** The short names task input keys start with: `elicit-1`, `sample-2`, `roots-3`. */
-const KEY_PREFIX: Record<string, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
 
 interface WaitingInput {
   request: InputRequest;
@@ -30,7 +27,7 @@ export class TaskInputs {
   ask(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>> {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const key = `${KEY_PREFIX[method] ?? 'input'}-${++this.asked}`;
+    const key = inputKey(method, ++this.asked);
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const settle = () => {

@@ -21,9 +21,10 @@ import { McpLogger } from '../../engine/mcp-logger';
 import { loggedChannel, logMessage, type MessageLogTarget } from '../../engine/message-log';
 import type { RequestEnv, RequestHost } from '../../engine/request-env';
 import { logNotification, logRefused, logRequest, sessionLogId } from '../../engine/request-log';
-import { CancelledError, errorResponseFor, tooManyInFlight } from '../../engine/dispatch';
+import { CancelledError, errorResponseFor, inFlightRefusal } from '../../engine/dispatch';
 import { legacyMethods } from './methods';
-import { runWithInputRounds } from '../../engine/input-rounds';
+import { answerInputRounds } from '../../engine/input-rounds';
+import { InputRequired } from '../../engine/input-required';
 import { MRTR_METHODS } from '../modern/methods';
 
 export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
@@ -174,7 +175,14 @@ export class Session implements RequestHost {
       // The request's own token (it may carry scopes granted since initialize), else the session's.
       const ctx = new RequestContext(this, this.envFor(principal), id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
       try {
-        const result = MRTR_METHODS.has(method) ? await runWithInputRounds(handler!, params, ctx) : await handler!(params, ctx);
+        let result: Record<string, unknown>;
+        try {
+          result = await handler!(params, ctx);
+        } catch (err) {
+          // Only a handler that asks the client (the lower-level form) pays for the rounds.
+          if (!(err instanceof InputRequired) || !MRTR_METHODS.has(method)) throw err;
+          result = await answerInputRounds(handler!, params, ctx, err);
+        }
         response = abort.aborted ? null : resultResponse(id, result);
       } catch (err) {
         response = abort.aborted ? null : errorResponseFor(id, method, err, this.logger);
@@ -195,12 +203,7 @@ export class Session implements RequestHost {
     if (method !== 'initialize' && method !== 'ping' && !this.initialized) {
       return errorResponse(id, ErrorCode.InvalidRequest, `Session not initialized: send "initialize" before "${method}"`);
     }
-    if (this.inFlight.has(id)) {
-      return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`);
-    }
-    const cap = this.engine.options.maxRequestsInFlight;
-    if (this.inFlight.size >= cap) return errorResponse(id, ErrorCode.LimitExceeded, ...tooManyInFlight(cap));
-    return undefined;
+    return inFlightRefusal(this.inFlight, id, this.engine.options.maxRequestsInFlight);
   }
 
   handleNotification(notification: JsonRpcNotification): void {

@@ -2,11 +2,8 @@ import type { Logger } from 'pino';
 import { McpError, ErrorCode } from '../../protocol/errors';
 import type { MessageChannel } from '../../engine/channel';
 import type { McpEngine } from '../../engine/engine';
-import { InputPending, type InputRequest } from '../../engine/input-required';
+import { InputPending, inputKey, type InputRequest } from '../../engine/input-required';
 import type { RequestHost } from '../../engine/request-env';
-
-/** The short names input keys start with: `elicit-1`, `sample-2`, `roots-3`. */
-const KEY_PREFIX: Record<string, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
 
 /**
  * Where a modern (2026-07-28) request runs. It has no session and cannot send the client a
@@ -36,7 +33,7 @@ export class ModernHost implements RequestHost {
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask the client for input: only tools/call, prompts/get and resources/read can (protocol 2026-07-28)`));
     }
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
-    const key = `${KEY_PREFIX[method] ?? 'input'}-${++this.asked}`;
+    const key = inputKey(method, ++this.asked);
     if (Object.hasOwn(this.answers, key)) {
       this.used[key] = this.answers[key];
       return Promise.resolve(this.answers[key] as Record<string, unknown>);

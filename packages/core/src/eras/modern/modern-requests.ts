@@ -135,35 +135,40 @@ export class ModernRequests {
     const meta = params._meta as Record<string, unknown> | undefined;
     const ctx = new RequestContext(host, env, id, method, meta, abort, channel);
     if (round || responses) ctx.input = { responses, state: round?.state };
-    let response: JsonRpcResponse | null;
+    let result: Record<string, unknown> | undefined;
+    let failure: unknown;
+    let failed = false;
     try {
-      const result = await handler(params, ctx);
-      if (abort.aborted) response = null;
-      else if (host.pendingCount > 0) response = resultResponse(id, this.inputRequired(host.pending, host.used, digest, options.principal, round?.state));
-      else response = resultResponse(id, completeResult(method, result, engine.serverInfo, ctx.cacheHint ? { ...this.cache, ...ctx.cacheHint } : this.cache));
+      result = await handler(params, ctx);
     } catch (err) {
-      if (abort.aborted) response = null;
-      else if (host.pendingCount > 0 && !(err instanceof InputRequired)) {
-        response = resultResponse(id, this.inputRequired(host.pending, host.used, digest, options.principal, round?.state));
-      } else if (err instanceof UrlElicitationRequiredError && canAsk && env.clientCapabilities.elicitation?.url) {
-        // The 2025 error becomes this era's question: visit these URLs, then retry.
-        const requests: Record<string, InputRequest> = {};
-        err.elicitations.forEach((e, i) => (requests[`url-${i + 1}`] = { method: 'elicitation/create', params: { mode: 'url', message: e.message, url: e.url } }));
-        response = resultResponse(id, this.inputRequired(requests, host.used, digest, options.principal, round?.state));
-      } else if (err instanceof InputRequired && canAsk) {
-        const requests = err.input.inputRequests ?? {};
-        try {
-          for (const request of Object.values(requests)) checkInputCapability(env.clientCapabilities, request);
-          // The lower-level form keeps its own state: no answers of ours to carry.
-          response = resultResponse(id, this.inputRequired(requests, {}, digest, options.principal, err.input.state));
-        } catch (refused) {
-          response = errorResponseFor(id, method, toModernError(refused), logger);
-        }
-      } else response = errorResponseFor(id, method, toModernError(err), logger);
+      failed = true;
+      failure = err;
     } finally {
       ctx.done = true;
     }
-    return response;
+    if (abort.aborted) return null;
+    const inputRequired = (requests: Record<string, InputRequest>, carried: Record<string, unknown>, state: unknown) =>
+      resultResponse(id, this.inputRequired(requests, carried, digest, options.principal, state));
+    // Questions the run could not answer end the round, whatever the handler made of their rejection.
+    if (host.pendingCount > 0 && !(failure instanceof InputRequired)) return inputRequired(host.pending, host.used, round?.state);
+    if (!failed) return resultResponse(id, completeResult(method, result!, engine.serverInfo, ctx.cacheHint ? { ...this.cache, ...ctx.cacheHint } : this.cache));
+    if (canAsk && failure instanceof UrlElicitationRequiredError && env.clientCapabilities.elicitation?.url) {
+      // The 2025 error becomes this era's question: visit these URLs, then retry.
+      const requests: Record<string, InputRequest> = {};
+      failure.elicitations.forEach((e, i) => (requests[`url-${i + 1}`] = { method: 'elicitation/create', params: { mode: 'url', message: e.message, url: e.url } }));
+      return inputRequired(requests, host.used, round?.state);
+    }
+    if (canAsk && failure instanceof InputRequired) {
+      const requests = failure.input.inputRequests ?? {};
+      try {
+        for (const request of Object.values(requests)) checkInputCapability(env.clientCapabilities, request);
+      } catch (refused) {
+        return errorResponseFor(id, method, toModernError(refused), logger);
+      }
+      // The lower-level form keeps its own state: no answers of ours to carry.
+      return inputRequired(requests, {}, failure.input.state);
+    }
+    return errorResponseFor(id, method, toModernError(failure), logger);
   }
 
   /** Opens the state a retry brings back (refused with -32602 when it fails any check) and merges the new answers in. */

@@ -1,11 +1,9 @@
 import type { Principal } from '../../auth/principal';
 import type { JsonRpcNotification, JsonRpcRequest, ParsedMessage, RequestId } from '../../protocol/jsonrpc';
 import type { MessageChannel } from '../../engine/channel';
-import { CancelledError, tooManyInFlight } from '../../engine/dispatch';
+import { CancelledError, inFlightRefusal } from '../../engine/dispatch';
 import type { McpEngine } from '../../engine/engine';
 import { LazyAbort } from '../../engine/lazy-abort';
-import { errorResponse } from '../../protocol/jsonrpc';
-import { ErrorCode } from '../../protocol/errors';
 import { claimedVersion } from './meta';
 
 /**
@@ -30,14 +28,9 @@ export class ModernStream {
   /** Serves one modern request; its response goes to `channel` (none when it was cancelled). */
   async receive(request: JsonRpcRequest, channel: MessageChannel): Promise<void> {
     const { id } = request;
-    if (this.inFlight.has(id)) {
-      channel.send(errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`));
-      return;
-    }
-    const cap = this.engine.options.maxRequestsInFlight;
-    if (this.inFlight.size >= cap) {
-      const [message, data] = tooManyInFlight(cap);
-      channel.send(errorResponse(id, ErrorCode.LimitExceeded, message, data));
+    const refused = inFlightRefusal(this.inFlight, id, this.engine.options.maxRequestsInFlight);
+    if (refused) {
+      channel.send(refused);
       return;
     }
     const abort = new LazyAbort();
