@@ -34,9 +34,16 @@ export interface RunResult {
 }
 
 /** Runs a command that ends by itself (help, list, errors). */
+/**
+ * How long a command may take before it is killed: a bound on a hung command, not a speed. An entry
+ * is compiled from source on each run, which on a busy machine (the whole suite at once) has taken
+ * more than 15 s; the suites give each test 60 s.
+ */
+const COMMAND_TIMEOUT_MS = 50_000;
+
 export function run(args: string[], env: Record<string, string> = {}): RunResult {
   requireBuild();
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), encoding: 'utf8', timeout: 15_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -44,7 +51,7 @@ export function run(args: string[], env: Record<string, string> = {}): RunResult
 export function runAsync(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
   requireBuild(); // concurrent tests may start before beforeAll hooks
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), timeout: 15_000 });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), timeout: COMMAND_TIMEOUT_MS });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
