@@ -70,3 +70,5 @@ export { InMemoryTaskStore, InvalidTaskCursorError, TERMINAL_STATUSES, type Task
 export type { TaskOptions } from './tasks/task-manager';
 export { InMemoryEventStore, type EventStore, type StoredEvent } from './stores/event-store';
 export { ManualClock, type Clock } from './clock';
+// Several instances sharing state (implemented by @mcpx/redis)
+export * from './cluster/cluster';

@@ -26,6 +26,8 @@ export { missingScopes } from './auth/principal';
 export { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from './schema/argument-limits';
 export { headerParameters, type HeaderParameter } from './schema/header-parameters';
 export { TaskManager } from './tasks/task-manager';
+export { ClusterLink, type SessionEvent } from './cluster/cluster-link';
+export type { SessionSync } from './eras/legacy/session';
 
 // The modern era (2026-07-28): request classification, `_meta` claims, the per-stream request tracker
 export { ModernStream } from './eras/modern/modern-stream';

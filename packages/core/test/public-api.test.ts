@@ -3,7 +3,7 @@
 
 /** The main entry: what a server author uses. */
 const EXPORTS = [
-  'CancelledError', 'ClientCapabilityError', 'ClientRequestError', 'ClientUnreachableError', 'Complete',
+  'CancelledError', 'ClientCapabilityError', 'ClientRequestError', 'ClientUnreachableError', 'ClusterUnavailableError', 'Complete',
   'DEFAULT_ARGUMENT_LIMITS', 'DefinitionError', 'ElicitationSchemaError', 'EntryList', 'ErrorCode', 'Field',
   'INSUFFICIENT_SCOPE', 'InMemoryEventStore', 'InMemoryTaskStore', 'InputRequired', 'InsufficientScopeError',
   'InvalidTaskCursorError', 'ManualClock', 'McpError', 'McpLogger', 'McpServer', 'Prompt', 'Registry',
@@ -12,13 +12,13 @@ const EXPORTS = [
   'audio', 'buildPromptEntry', 'buildResourceEntry', 'buildTemplateEntry', 'buildToolEntry',
   'checkElicitationSchema', 'classToJsonSchema', 'compileJsonSchema', 'createEngine', 'definitionWarnings',
   'embeddedResource', 'formatIssues', 'getFieldOptions', 'getServerOptions', 'image', 'isContentBlock',
-  'relatedTask', 'resourceLink', 'text', 'toElicitationSchema', 'toolError', 'userMessage',
+  'relatedTask', 'resourceLink', 'streamWriter', 'text', 'toElicitationSchema', 'toolError', 'userMessage',
   'validateElicitedContent', 'validateInput',
 ];
 
 /** '@mcpx/core/transport': what transports, stores and the engine's other drivers use. */
 const TRANSPORT_EXPORTS = [
-  'ALL_PROTOCOL_VERSIONS', 'DEFAULT_MESSAGE_LIMITS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'LazyAbort',
+  'ALL_PROTOCOL_VERSIONS', 'ClusterLink', 'DEFAULT_MESSAGE_LIMITS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'LazyAbort',
   'META', 'MODERN_PROTOCOL_VERSIONS', 'MRTR_METHODS', 'McpEngine', 'ModernRequests', 'ModernStream',
   'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits',
   'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'errorResponse', 'eventId',

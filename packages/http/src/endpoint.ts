@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode } from '@mcpx/core';
+import { ClusterUnavailableError, ErrorCode } from '@mcpx/core';
 import {
   decodeMessage,
   encodeMessage,
@@ -21,6 +21,7 @@ import type { ResolvedHttpOptions } from './options';
 import { openConnection, refusedForScope, type EndpointContext } from './exchange';
 import { handleModernPost, isModernPost } from './modern-endpoint';
 import { PROTOCOL_VERSION_HEADER } from './modern-headers';
+import { followShared, followStandalone } from './cluster/follow-shared-log';
 
 export type { EndpointContext } from './exchange';
 
@@ -63,7 +64,13 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     return initialize(ctx, parsed.message as JsonRpcRequest, request, reply);
   }
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', TRANSPORT_ERROR, id);
-  const http = sessionOf(ctx, sessionId, request);
+  let http: HttpSession | undefined;
+  try {
+    const found = lookup(ctx, sessionId, request);
+    http = found instanceof Promise ? await found : found;
+  } catch (err) {
+    return unavailable(ctx, reply, err, id);
+  }
   if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one', TRANSPORT_ERROR, id);
   http.touch();
 
@@ -95,6 +102,19 @@ function sessionOf(ctx: EndpointContext, sessionId: string, request: FastifyRequ
   return http;
 }
 
+/** The session a request names: from this process, or when instances share sessions, from the shared store. */
+function lookup(ctx: EndpointContext, sessionId: string, request: FastifyRequest): HttpSession | undefined | Promise<HttpSession | undefined> {
+  return ctx.sessions.shared ? ctx.sessions.load(sessionId, ownerOf(request.principal)) : sessionOf(ctx, sessionId, request);
+}
+
+/** The shared store cannot be reached: 503 with a JSON-RPC error, to retry shortly. Anything else is a real failure. */
+function unavailable(ctx: EndpointContext, reply: FastifyReply, err: unknown, id?: JsonRpcRequest['id']): FastifyReply {
+  if (!(err instanceof ClusterUnavailableError)) throw err;
+  ctx.engine.logger.warn({ err }, 'shared session store unreachable');
+  const message = 'Service Unavailable: the shared session store cannot be reached; retry shortly';
+  return sendHttpError(reply.header('retry-after', '1'), 503, message, ErrorCode.InternalError, id);
+}
+
 function isParamsError(parsed: ParsedMessage & { kind: 'invalid' }): boolean {
   return parsed.error.id !== undefined && parsed.error.error.code === ErrorCode.InvalidParams;
 }
@@ -122,8 +142,20 @@ async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request
   http.owner = ownerOf(request.principal);
   http.session.principal = request.principal;
   const response = await http.session.handleRequest(message, http.outlet, request.principal, requestLogger(request));
-  if (!response || 'error' in response) ctx.sessions.close(http.id);
-  else reply.header(SESSION_HEADER, http.id);
+  if (!response || 'error' in response) {
+    ctx.sessions.close(http.id);
+    return answerJson(reply, response, http.session.logger);
+  }
+  if (ctx.sessions.shared) {
+    // Other instances serve it from its record: the id goes out only once the record is written.
+    try {
+      await ctx.sessions.publish(http);
+    } catch (err) {
+      ctx.sessions.close(http.id);
+      return unavailable(ctx, reply, err, message.id);
+    }
+  }
+  reply.header(SESSION_HEADER, http.id);
   return answerJson(reply, response, http.session.logger);
 }
 
@@ -136,7 +168,7 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger
 
 /** Streams a request: priming event, everything the request causes, then its response. */
 async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const stream = http.openRequestStream();
+  const stream = http.openRequestStream(message.id);
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
   const channel: MessageChannel = ctx.store ? stream : { get open() { return stream.open; }, send: (m) => stream.send(m) };
@@ -200,7 +232,13 @@ export async function handleGet(ctx: EndpointContext, request: FastifyRequest, r
   }
   const sessionId = sessionIdOf(request);
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
-  const http = sessionOf(ctx, sessionId, request);
+  let http: HttpSession | undefined;
+  try {
+    const found = lookup(ctx, sessionId, request);
+    http = found instanceof Promise ? await found : found;
+  } catch (err) {
+    return unavailable(ctx, reply, err);
+  }
   if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one');
   http.touch();
 
@@ -209,6 +247,10 @@ export async function handleGet(ctx: EndpointContext, request: FastifyRequest, r
 
   // Resuming stays allowed while draining (it may carry the last responses); a new stream is not.
   if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down');
+  if (http.shared) {
+    if (http.standaloneFollowers > 0) return sendHttpError(reply, 409, 'Conflict: this session already has a GET stream open');
+    return followStandalone(ctx, http, reply);
+  }
   const stream = http.standaloneStream();
   if (stream.connected) return sendHttpError(reply, 409, 'Conflict: this session already has a GET stream open');
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
@@ -218,6 +260,14 @@ export async function handleGet(ctx: EndpointContext, request: FastifyRequest, r
 async function resume(ctx: EndpointContext, http: HttpSession, lastEventId: string, reply: FastifyReply): Promise<unknown> {
   const position = parseEventId(lastEventId);
   if (!position || !ctx.store) return sendHttpError(reply, 400, `Bad Request: cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}`);
+  // Shared: a stream this instance does not run is followed in the shared log, whoever writes it.
+  if (http.shared && !http.liveStream(position.streamId)) {
+    try {
+      return await followShared(ctx, http, position.streamId, position.seq, reply);
+    } catch (err) {
+      return unavailable(ctx, reply, err);
+    }
+  }
   const stream = http.liveStream(position.streamId) ?? (position.streamId === '0' ? http.standaloneStream() : undefined);
   if (stream) {
     await stream.resume(openConnection(ctx, reply), position.seq);
@@ -240,8 +290,19 @@ export async function handleDelete(ctx: EndpointContext, request: FastifyRequest
   if (ctx.options.stateless) return sendMethodNotAllowed(reply, allowedMethods(ctx.options), 'Method Not Allowed: this server has no sessions');
   const sessionId = sessionIdOf(request);
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
-  if (!sessionOf(ctx, sessionId, request) || !ctx.sessions.close(sessionId)) {
-    return sendHttpError(reply, 404, 'Session not found: it expired or was already deleted');
+  if (!ctx.sessions.shared) {
+    if (!sessionOf(ctx, sessionId, request) || !ctx.sessions.close(sessionId)) {
+      return sendHttpError(reply, 404, 'Session not found: it expired or was already deleted');
+    }
+    return reply.code(200).send();
+  }
+  try {
+    // Shared: whichever instance the DELETE reaches ends the session on all of them.
+    if (!(await ctx.sessions.load(sessionId, ownerOf(request.principal))) || !(await ctx.sessions.delete(sessionId))) {
+      return sendHttpError(reply, 404, 'Session not found: it expired or was already deleted');
+    }
+  } catch (err) {
+    return unavailable(ctx, reply, err);
   }
   return reply.code(200).send();
 }

@@ -17,6 +17,8 @@ export interface EndpointContext {
   heartbeats?: Heartbeats;
   /** The modern (2026-07-28) requests in flight: they belong to no session. */
   modern: ModernInFlight;
+  /** Where the endpoint's own failures are logged. */
+  onError: (err: unknown) => void;
 }
 
 /** A call its token lacks the entry's scopes for: 403 with a step-up challenge, before any work (SEP-835). */

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { type Clock, type EventStore, type Session } from '@mcpx/core';
-import { systemClock, type JsonRpcMessage, type McpEngine, type MessageChannel } from '@mcpx/core/transport';
+import { type Clock, type EventStore, type Session, type SessionRecord, type SharedEventLog } from '@mcpx/core';
+import { encodeMessage, systemClock, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
+import { BatchedStreamLog } from './cluster/batched-stream-log';
 
 /** The id of each session's standalone (GET) stream. Request streams are numbered from 1. */
 const STANDALONE = '0';
@@ -31,6 +32,8 @@ export class HttpSession {
 
   /** Where the engine sends what no request asked for: the standalone stream, once the client opens it. */
   readonly outlet: MessageChannel;
+  /** Set when other instances share the session: this is this instance's copy of it. */
+  private readonly cluster?: ClusterLink;
 
   constructor(
     engine: McpEngine,
@@ -42,9 +45,35 @@ export class HttpSession {
     /** Told when this session first has delivered streams to forget later (see forgetDelivered). */
     private readonly onDelivered?: (session: HttpSession) => void,
     private readonly clock: Clock = systemClock,
+    /** How long the shared log keeps a stream not delivered in full (the session's idle limit). */
+    private readonly sharedRetentionMs = 30 * 60_000,
   ) {
     this.lastActivity = clock.now();
     const self = this;
+    this.cluster = engine.cluster;
+    if (this.cluster) {
+      // Shared: what no request asked for goes to the session's standalone stream in the shared
+      // log, wherever the client's GET stream is (the instance holding it follows the log).
+      const log = store as SharedEventLog;
+      this.outlet = {
+        get open() {
+          return self.session.state !== 'closed';
+        },
+        send(message) {
+          const data = encodeMessage(message, onError);
+          if (data !== undefined) void Promise.resolve(log.append(self.id, STANDALONE, message, data)).catch(onError);
+        },
+      };
+      this.session = engine.createSession(this.outlet, id);
+      this.session.sync = {
+        update: async (patch) => {
+          await this.cluster!.cluster.sessions.update(id, patch);
+          if (patch.logLevel !== undefined) this.cluster!.sessionChanged(id);
+        },
+        subscribe: (uri, on) => this.cluster!.cluster.sessions.subscribe(id, uri, on),
+      };
+      return;
+    }
     this.outlet = {
       get open() {
         return self.session.state !== 'closed';
@@ -69,8 +98,21 @@ export class HttpSession {
   }
 
   /** A new stream for one POSTed request. */
-  openRequestStream(): SseStream {
-    const stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, this.streamEnded);
+  openRequestStream(requestId: RequestId): SseStream {
+    let stream: SseStream;
+    if (this.cluster) {
+      // The id names this instance (unique across instances); the log's first entry (seq 1) names
+      // the request, so a client resuming elsewhere after this instance died gets an error for it.
+      const id = `${this.cluster.instanceId}.${this.nextStream++}`;
+      const log = new BatchedStreamLog(this.store as SharedEventLog, this.id, id, requestId, this.onError);
+      const ended = (ending: SseStream, deliveredInFull: boolean) => {
+        log.end(deliveredInFull ? this.retentionMs : this.sharedRetentionMs, deliveredInFull);
+        this.live.delete(ending.id);
+      };
+      stream = new SseStream(id, this.id, log, this.onError, ended, 1);
+    } else {
+      stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, this.streamEnded);
+    }
     this.live.set(stream.id, stream);
     return stream;
   }
@@ -115,6 +157,7 @@ export class HttpSession {
   }
 
   get hasConnection(): boolean {
+    if (this.followers.size > 0) return true;
     for (const stream of this.live.values()) if (stream.connected) return true;
     return false;
   }
@@ -129,13 +172,77 @@ export class HttpSession {
     for (const stream of this.live.values()) stream.closeConnection(retryMs);
   }
 
+  /** Whether other instances share this session (this is one copy of it). */
+  get shared(): boolean {
+    return this.cluster !== undefined;
+  }
+
+  /** Brings this copy of a shared session up to date with its record. */
+  apply(record: SessionRecord): void {
+    const session = this.session;
+    session.state = record.state;
+    session.protocolVersion = record.protocolVersion;
+    session.clientInfo = record.clientInfo;
+    session.clientCapabilities = record.clientCapabilities;
+    session.serverCapabilities = record.serverCapabilities;
+    session.logLevel = record.logLevel;
+    session.principal = record.principal;
+    this.owner = record.owner;
+    this.standaloneOpened ||= record.standaloneOpened === true;
+    session.subscriptions.clear();
+    for (const uri of record.subscriptions) session.subscriptions.add(uri);
+  }
+
+  /** The record other instances load this session from. */
+  record(): SessionRecord {
+    const s = this.session;
+    return {
+      id: this.id,
+      state: s.state === 'ready' ? 'ready' : 'initializing',
+      protocolVersion: s.protocolVersion,
+      clientInfo: s.clientInfo,
+      clientCapabilities: s.clientCapabilities,
+      serverCapabilities: s.serverCapabilities,
+      logLevel: s.logLevel,
+      subscriptions: [...s.subscriptions],
+      owner: this.owner,
+      principal: s.principal,
+    };
+  }
+
+  /** Whether a GET stream was ever opened for this shared session (the first one gets what was sent before it). */
+  standaloneOpened = false;
+  /** GET connections of this copy following the standalone stream (one at a time: a second gets 409). */
+  standaloneFollowers = 0;
+  /** Connections of this copy following the shared log (GET streams), each with how to stop it. */
+  private readonly followers = new Set<() => void>();
+
+  /** Registers a connection following the shared log: it counts as activity, and stops when this copy goes. */
+  addFollower(stop: () => void): () => void {
+    this.followers.add(stop);
+    return () => this.followers.delete(stop);
+  }
+
   /** Ends the session: aborts its requests, ends its streams, forgets its stored events. */
   close(): void {
     this.session.close();
+    this.endStreams();
+    // A shared session's log is dropped by whoever deletes the session (see SessionManager.delete).
+    if (this.store && !this.cluster) void Promise.resolve(this.store.dropSession(this.id)).catch(this.onError);
+  }
+
+  /** Drops this instance's copy of a shared session: its work here stops, the session lives on. */
+  release(): void {
+    this.session.release();
+    this.endStreams();
+  }
+
+  private endStreams(): void {
     for (const stream of [...this.live.values()]) stream.end();
     this.live.clear();
     this.early = [];
     this.delivered = [];
-    if (this.store) void Promise.resolve(this.store.dropSession(this.id)).catch(this.onError);
+    for (const stop of [...this.followers]) stop();
+    this.followers.clear();
   }
 }

@@ -1,10 +1,11 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createEngine, getServerOptions, type Servable } from '@mcpx/core';
-import { type McpEngine } from '@mcpx/core/transport';
+import { McpEngine } from '@mcpx/core/transport';
 import type { McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
 import { registerProtectedResourceMetadata } from './auth/metadata';
+import { redisFromEnv, startRedisCluster } from './cluster/start-cluster';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -46,7 +47,22 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be an integer from 0 to 65535, got ${port}`);
   const logger: Logger = options.logger ?? pino({ name: nameOf(server), level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' });
-  const engine = createEngine(server, { ...options, logger });
+  // Several instances sharing state through Redis: configured here, or by MCPX_REDIS_URL.
+  const redis = options.cluster ? undefined : (options.redis ?? redisFromEnv());
+  // An engine is built once, with or without a cluster: one built without cannot share state later.
+  if ((redis !== undefined || options.cluster) && server instanceof McpEngine && !server.cluster) {
+    throw new Error('listen(): Redis (the redis option or MCPX_REDIS_URL) needs the decorated server, not an engine built without it; pass the server itself, or build the engine with createEngine(server, { cluster })');
+  }
+  const ownCluster = redis === undefined ? undefined : await startRedisCluster(redis, logger);
+  const cluster = options.cluster ?? ownCluster;
+  const requestStateKey = options.requestStateKey ?? (cluster ? await cluster.secret('request-state') : undefined);
+  let engine: McpEngine;
+  try {
+    engine = createEngine(server, { ...options, logger, cluster, requestStateKey });
+  } catch (err) {
+    await ownCluster?.close();
+    throw err;
+  }
 
   const app = Fastify({
     loggerInstance: logger,
@@ -62,7 +78,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     ...options.fastify,
   });
   let endpoint!: McpEndpointHandle;
-  await app.register(mcpx, { ...options, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
+  await app.register(mcpx, { ...options, redis: undefined, cluster, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
   registerHealthRoutes(app, endpoint);
   if (options.auth) registerProtectedResourceMetadata(app, options.auth, { cors: endpoint.options.cors });
   await app.listen({ host, port });
@@ -79,6 +95,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     (stopping ??= (async () => {
       await endpoint.drain(options.shutdownTimeoutMs ?? 10_000);
       await app.close();
+      await ownCluster?.close();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       logger.info('stopped');

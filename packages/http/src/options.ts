@@ -1,6 +1,7 @@
 import type { AuthOptions } from './auth/options';
 import { resolveCors, type CorsOptions, type ResolvedCorsOptions } from './cors';
 import type { Clock, EngineOptions, EventStore } from '@mcpx/core';
+import type { RedisSettings } from './cluster/start-cluster';
 
 /** How the Streamable HTTP endpoint behaves. Every field has a safe default. */
 export interface McpHttpOptions extends EngineOptions {
@@ -55,6 +56,13 @@ export interface McpHttpOptions extends EngineOptions {
   requestLogging?: boolean;
   /** Also serve /healthz and /readyz next to the endpoint (default false in the plugin; listen() serves them at the root). */
   healthRoutes?: boolean;
+  /**
+   * Share sessions, the SSE event log, tasks and a bus with the other instances of this server
+   * through Redis (a URL, or its settings), so that any instance serves any request: several
+   * replicas behind a plain load balancer (docs/deployment.md). Needs @mcpx/redis. listen() also
+   * reads MCPX_REDIS_URL and MCPX_REDIS_PREFIX when this is not given.
+   */
+  redis?: string | RedisSettings;
 }
 
 export type ResolvedHttpOptions = Omit<McpHttpOptions, 'cors'> & { cors?: ResolvedCorsOptions } & Required<

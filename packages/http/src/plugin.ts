@@ -2,7 +2,7 @@ import { METHODS } from 'node:http';
 import pino from 'pino';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { InMemoryEventStore, createEngine, type Servable } from '@mcpx/core';
-import { isModernProtocolVersion, sessionLogId, type McpEngine } from '@mcpx/core/transport';
+import { McpEngine, isModernProtocolVersion, sessionLogId } from '@mcpx/core/transport';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
 import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
@@ -14,6 +14,7 @@ import { Heartbeats } from './sse';
 import { authenticate } from './auth/guard';
 import { isPino } from './request-logger';
 import { registerCors } from './cors';
+import { startRedisCluster } from './cluster/start-cluster';
 
 export interface McpPluginOptions extends McpHttpOptions {
   /** What to serve: a decorated object, several composed into one server, or an engine. */
@@ -54,14 +55,23 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const options = resolveOptions(rest);
   // Fastify's logger is pino: the engine logs through the app's own logger unless told otherwise
   // (an app without a logger has a stand-in that logs nothing; so does the engine then).
-  const engine = createEngine(server, { logger: isPino(app.log) ? app.log : pino({ level: 'silent' }), ...options });
-  const store = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
+  const logger = options.logger ?? (isPino(app.log) ? app.log : pino({ level: 'silent' }));
+  // State shared with other instances: a cluster given, or one this plugin starts from `redis`
+  // (unless the server is an engine that has one already, as listen() makes).
+  let cluster = options.cluster;
+  const startsCluster = !cluster && options.redis !== undefined && !(server instanceof McpEngine && server.cluster);
+  if (startsCluster) cluster = await startRedisCluster(options.redis!, logger);
+  const requestStateKey = options.requestStateKey ?? (cluster ? await cluster.secret('request-state') : undefined);
+  const engine = createEngine(server, { ...options, logger, cluster, requestStateKey });
+  // Shared, the event log is the cluster's: a client resumes on any instance.
+  const shared = engine.cluster?.cluster.events;
+  const store = options.eventStore === false ? undefined : (shared ?? options.eventStore ?? new InMemoryEventStore());
   const onError = (err: unknown) => engine.logger.error({ err }, 'mcp endpoint error');
   const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs, options.clock);
   const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts, options.cors?.origins);
   const heartbeats = options.sseHeartbeatMs > 0 ? new Heartbeats(options.sseHeartbeatMs) : undefined;
   const modern = new ModernInFlight();
-  const ctx: EndpointContext = { engine, sessions, options, store, heartbeats, modern };
+  const ctx: EndpointContext = { engine, sessions, options, store, heartbeats, modern, onError };
 
   const handle: McpEndpointHandle = {
     engine,
@@ -85,6 +95,7 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
     modern.abortAll(new Error('Request cancelled: the server is shutting down'));
     sessions.closeAll();
     heartbeats?.stop();
+    if (startsCluster) await cluster!.close();
   });
 
   // Bodies arrive as bytes: the endpoint checks the media type and parses JSON itself, to answer
@@ -233,12 +244,16 @@ export function logRequest(request: FastifyRequest, status: number, durationMs: 
   );
 }
 
-/** /healthz: the process is alive. /readyz: it takes new sessions (false while draining). */
-export function registerHealthRoutes(app: FastifyInstance, handle: Pick<McpEndpointHandle, 'sessions'>): void {
+/**
+ * /healthz: the process is alive. /readyz: it takes new sessions (false while draining, and while
+ * the store it shares with other instances cannot be reached).
+ */
+export function registerHealthRoutes(app: FastifyInstance, handle: Pick<McpEndpointHandle, 'sessions' | 'engine'>): void {
   app.get('/healthz', async (_request, reply: FastifyReply) => reply.send({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply: FastifyReply) =>
-    handle.sessions.draining
-      ? reply.code(503).send({ ready: false, reason: 'draining' })
-      : reply.send({ ready: true, sessions: handle.sessions.size }),
-  );
+  app.get('/readyz', async (_request, reply: FastifyReply) => {
+    if (handle.sessions.draining) return reply.code(503).send({ ready: false, reason: 'draining' });
+    const cluster = handle.engine.cluster?.cluster;
+    if (cluster && !cluster.ready) return reply.code(503).send({ ready: false, reason: 'shared store unavailable' });
+    return reply.send({ ready: true, sessions: handle.sessions.size });
+  });
 }

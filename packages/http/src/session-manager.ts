@@ -1,8 +1,13 @@
-import { type Clock, type EventStore } from '@mcpx/core';
-import { systemClock, type McpEngine } from '@mcpx/core/transport';
+import { ClusterUnavailableError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core';
+import { systemClock, type ClusterLink, type McpEngine } from '@mcpx/core/transport';
 import { HttpSession, newSessionId } from './http-session';
 
-/** The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. */
+/**
+ * The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. When other
+ * instances share the sessions (a cluster), the map holds this instance's copies: a session is
+ * loaded from the shared record on each request, and a copy idle here is dropped while the session
+ * lives on for as long as its record does.
+ */
 export class SessionManager {
   private readonly sessions = new Map<string, HttpSession>();
   /** Sessions with delivered streams still in their grace period. */
@@ -10,6 +15,7 @@ export class SessionManager {
   private readonly stopSweeper: () => void;
   private stopRetirer?: () => void;
   draining = false;
+  private readonly cluster?: ClusterLink;
 
   constructor(
     private readonly engine: McpEngine,
@@ -21,6 +27,20 @@ export class SessionManager {
     /** Where idle expiry and stream retention read the time and run their sweeps (tests pass a ManualClock). */
     private readonly clock: Clock = systemClock,
   ) {
+    this.cluster = engine.cluster;
+    this.cluster?.onSessionEvent(({ type, sessionId }) => {
+      const copy = this.sessions.get(sessionId);
+      if (!copy) return;
+      if (type === 'sessionClosed') {
+        this.forgetCopy(sessionId);
+        copy.close();
+      } else {
+        this.cluster!.cluster.sessions.peek(sessionId).then(
+          (record) => (record ? copy.apply(record) : undefined),
+          (err) => this.onError(err),
+        );
+      }
+    });
     // Sweep a few times per timeout period so a session lives at most ~1.25× its idle limit.
     this.stopSweeper = clock.every(Math.max(50, Math.min(idleTimeoutMs / 4, 60_000)), () => this.expireIdle());
     if (streamRetentionMs > 0) {
@@ -38,21 +58,96 @@ export class SessionManager {
   }
 
   create(): HttpSession {
-    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock);
+    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs);
     this.sessions.set(session.id, session);
     return session;
+  }
+
+  /** Whether the sessions are shared with other instances. */
+  get shared(): boolean {
+    return this.cluster !== undefined;
+  }
+
+  /** Writes a new shared session's record once initialize succeeded: from then on any instance serves it. */
+  async publish(session: HttpSession): Promise<void> {
+    await this.shielded(() => this.cluster!.cluster.sessions.create(session.record(), this.idleTimeoutMs));
+  }
+
+  /**
+   * A shared session for a request of `owner`: its record, loaded (which slides its time to live),
+   * applied to this instance's copy. Undefined when it expired, was deleted, or is someone else's.
+   * Rejects with ClusterUnavailableError when the shared store cannot be reached.
+   */
+  async load(id: string, owner: string | undefined): Promise<HttpSession | undefined> {
+    const record = await this.shielded(() => this.cluster!.cluster.sessions.load(id, this.idleTimeoutMs));
+    if (!record) {
+      // Deleted or expired elsewhere: whatever this copy still ran for it stops.
+      const stale = this.sessions.get(id);
+      if (stale) {
+        this.forgetCopy(id);
+        stale.close();
+      }
+      return undefined;
+    }
+    if (record.owner !== owner) return undefined;
+    let copy = this.sessions.get(id);
+    if (!copy) {
+      copy = new HttpSession(this.engine, id, this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs);
+      this.sessions.set(id, copy);
+    }
+    copy.apply(record);
+    return copy;
+  }
+
+  /**
+   * DELETE: ends the session everywhere. Shared, its record and log go, and every instance holding
+   * a copy stops what it runs for it; false when there was no such session.
+   */
+  async delete(id: string): Promise<boolean> {
+    if (!this.cluster) return this.close(id);
+    const cluster = this.cluster.cluster;
+    const existed = await this.shielded(() => cluster.sessions.delete(id));
+    await this.shielded(async () => (this.store as SharedEventLog).dropSession(id));
+    this.cluster.sessionClosed(id);
+    const copy = this.sessions.get(id);
+    if (copy) {
+      this.forgetCopy(id);
+      copy.close();
+    }
+    return existed;
+  }
+
+  /** Any failure to reach the shared store is the same fault to a client: 503, retry. */
+  private async shielded<T>(run: () => Promise<T> | T): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof ClusterUnavailableError) throw err;
+      throw new ClusterUnavailableError(undefined, { cause: err });
+    }
+  }
+
+  private forgetCopy(id: string): void {
+    const copy = this.sessions.get(id);
+    if (!copy) return;
+    this.sessions.delete(id);
+    this.retiring.delete(copy);
   }
 
   get(id: string): HttpSession | undefined {
     return this.sessions.get(id);
   }
 
+  /**
+   * Ends this instance's hold on a session: in memory the session ends; shared, this copy is
+   * dropped (what runs here stops) and the session lives on for the other instances.
+   */
   close(id: string): boolean {
     const session = this.sessions.get(id);
     if (!session) return false;
-    this.sessions.delete(id);
-    this.retiring.delete(session);
-    session.close();
+    this.forgetCopy(id);
+    if (session.shared) session.release();
+    else session.close();
     return true;
   }
 
@@ -69,7 +164,8 @@ export class SessionManager {
     let expired = 0;
     for (const session of this.sessions.values()) {
       if (session.isIdleSince(cutoff)) {
-        session.session.logger.info('session expired after idling');
+        // Shared, only this copy goes: the session's record expires by itself once no instance uses it.
+        session.session.logger.info(session.shared ? 'idle copy of a shared session dropped' : 'session expired after idling');
         this.close(session.id);
         expired++;
       }

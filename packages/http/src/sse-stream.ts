@@ -24,7 +24,11 @@ export class SseStream implements MessageChannel {
     private readonly onError: (err: unknown) => void,
     /** Called once when the stream ends; `deliveredInFull` when every event went out on one live connection. */
     private readonly onEnd?: (stream: SseStream, deliveredInFull: boolean) => void,
-  ) {}
+    /** The seq already taken on this stream (a shared log's stream begins with an entry naming its request). */
+    firstSeq = 0,
+  ) {
+    this.seq = firstSeq;
+  }
 
   get open(): boolean {
     return !this.ended;
@@ -73,7 +77,7 @@ export class SseStream implements MessageChannel {
     const seq = ++this.seq;
     let id: string | undefined;
     if (this.store) {
-      const stored = this.store.append(this.sessionId, this.id, message, data);
+      const stored = this.store.append(this.sessionId, this.id, message, data, seq);
       if (typeof stored === 'string') id = stored;
       else {
         // A remote store: the id is known later; the live copy goes out now with the id we expect.

@@ -18,6 +18,8 @@ import { resolveArgumentLimits, type ArgumentLimits, type ResolvedArgumentLimits
 import { resolveMessageLimits, type MessageLimits, type ResolvedMessageLimits } from '../protocol/message-limits';
 import { ModernRequests, type ModernOptions } from '../eras/modern/modern-requests';
 import { ListenSubscriptions } from '../eras/modern/subscriptions';
+import type { Cluster } from '../cluster/cluster';
+import { ClusterLink } from '../cluster/cluster-link';
 
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -54,8 +56,13 @@ export interface EngineOptions extends ModernOptions {
   maxTasksPerPrincipal?: number;
   /** How long a request to the client (sampling, elicitation, roots) may wait for its answer (default 5 min). */
   clientRequestTimeoutMs?: number;
-  /** Where tasks live (default: in memory). */
+  /** Where tasks live (default: the cluster's, else in memory). */
   taskStore?: TaskStore;
+  /**
+   * State shared with other instances of this server (sessions, event log, tasks, a bus), started
+   * already: see Cluster. Transports give it (`redis` on listen()); without one, all stays here.
+   */
+  cluster?: Cluster;
   /** Task ttl and polling defaults. */
   tasks?: TaskOptions;
   /** Merged over the capabilities derived from the registry. */
@@ -102,6 +109,8 @@ export class McpEngine {
   readonly modern: ModernRequests;
   /** The open subscriptions/listen streams (2026-07-28): list changes and resource updates reach them as they reach sessions. */
   readonly subscriptions: ListenSubscriptions;
+  /** Set when other instances share this server's state: fan-out and routing go through it. */
+  readonly cluster?: ClusterLink;
   private readonly sessions = new Map<string, Session>();
   private readonly rootsListeners: ((session: Session) => unknown)[] = [];
   private pendingListChanges = new Set<string>();
@@ -132,9 +141,25 @@ export class McpEngine {
     const { instructions, ...identity } = info;
     this.serverInfo = compact({ ...identity });
     this.instructions = instructions;
-    this.tasks = new TaskManager(options.taskStore ?? new InMemoryTaskStore(), options.tasks, positiveInteger(options.maxTasksPerPrincipal, 100, 'maxTasksPerPrincipal'));
+    this.tasks = new TaskManager(
+      options.taskStore ?? options.cluster?.tasks ?? new InMemoryTaskStore(),
+      options.tasks,
+      positiveInteger(options.maxTasksPerPrincipal, 100, 'maxTasksPerPrincipal'),
+    );
     this.modern = new ModernRequests(this, options);
     this.subscriptions = new ListenSubscriptions(this.logger);
+    if (options.cluster) {
+      const tasks = this.tasks;
+      this.cluster = new ClusterLink(options.cluster, {
+        logger: this.logger,
+        subscriptions: this.subscriptions,
+        getSession: (id) => this.sessions.get(id),
+        taskChanged: (taskId) => tasks.wakeWaiters(taskId),
+        cancelTask: (taskId) => tasks.abortRunning(taskId),
+        answerTask: (taskId, responses) => void tasks.answerRunning(taskId, responses).catch((err) => this.logger.error({ err, taskId }, 'could not answer a task')),
+      });
+      this.tasks.cluster = this.cluster;
+    }
     registry.onChange((kind) => {
       this.modern.invalidateCapabilities();
       this.listChanged(kind);
@@ -197,9 +222,10 @@ export class McpEngine {
     return this.sessions.size;
   }
 
-  /** Called by Session.close. */
-  forget(session: Session): void {
-    this.sessions.delete(session.id);
+  /** Called by Session.close (and by release, which keeps the tasks: the session lives on elsewhere). */
+  forget(session: Session, options: { keepTasks?: boolean } = {}): void {
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    if (options.keepTasks) return;
     void this.tasks.dropOwner(session).catch((err) => this.logger.error({ err }, 'could not drop the tasks of a closed session'));
   }
 
@@ -251,6 +277,7 @@ export class McpEngine {
 
   /** Tells every session and subscriptions/listen stream subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void {
+    if (this.cluster) return this.cluster.resourceUpdated(uri);
     this.subscriptions.resourceUpdated(uri);
     for (const session of this.sessions.values()) {
       if (session.initialized && session.subscriptions.has(uri)) session.notify('notifications/resources/updated', { uri });
@@ -260,6 +287,7 @@ export class McpEngine {
   /** Logs to pino once and to every initialized session at its own level. */
   broadcastLog(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
     writeToPino(this.logger, level, message, data);
+    if (this.cluster) return this.cluster.log(level, message, data);
     for (const session of this.sessions.values()) session.log.forward(level, message, data);
   }
 
@@ -284,6 +312,12 @@ export class McpEngine {
         const { method, capability } = LIST_CHANGED[k as ListKind];
         if (sent.has(method)) continue;
         sent.add(method);
+        if (this.cluster) {
+          // Sessions on every instance were offered what this one offers now.
+          if (this.capabilities()[capability]?.listChanged) this.cluster.listChanged(method);
+          else this.subscriptions.listChanged(method);
+          continue;
+        }
         this.subscriptions.listChanged(method);
         for (const session of this.sessions.values()) {
           if (session.initialized && session.serverCapabilities[capability]?.listChanged) session.notify(method);

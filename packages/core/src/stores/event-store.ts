@@ -15,9 +15,11 @@ export type StoredEvent = { id: string; message: JsonRpcMessage; data?: undefine
 export interface EventStore {
   /**
    * Stores a message sent on a stream and returns its event id. `data` is the message as encoded
-   * for the wire: a store may keep that instead (one string rather than an object tree).
+   * for the wire: a store may keep that instead (one string rather than an object tree). `seq`: the
+   * number the stream's only writer already gave the event (it went out live with that id); a store
+   * that numbers a stream's events itself, one after the other, gives the same number.
    */
-  append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string): Promise<string> | string;
+  append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string, seq?: number): Promise<string> | string;
   /** Events of `streamId` after `afterSeq`, in order. Undefined when the stream is unknown (never seen or evicted). */
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): Promise<StoredEvent[] | undefined> | StoredEvent[] | undefined;
   /** Forgets every stream of a session. */

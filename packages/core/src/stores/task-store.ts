@@ -32,6 +32,11 @@ export interface TaskRecord extends Task {
    * key; tasks/get shows them. A store keeps it like the other fields (a patch may set it to undefined).
    */
   inputRequests?: Record<string, InputRequest>;
+  /**
+   * The instance running the task's work, when several share the store (see Cluster): while the
+   * task is not terminal, an instance whose lease lapsed means the work is lost, and the task fails.
+   */
+  runner?: string;
 }
 
 /**

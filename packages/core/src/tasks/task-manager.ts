@@ -17,6 +17,7 @@ import { LazyAbort } from '../engine/lazy-abort';
 import type { Session } from '../eras/legacy/session';
 import { systemClock, type Clock } from '../clock';
 import { TaskCallChannel, TaskCallHost, TaskInputs } from './task-call-host';
+import type { ClusterLink } from '../cluster/cluster-link';
 import { detailedTaskView, modernTaskView, type DetailedTask } from './tasks-extension';
 
 export interface TaskOptions {
@@ -122,6 +123,8 @@ export class TaskManager {
   readonly defaultTtlMs: number;
   readonly maxTtlMs: number;
   readonly pollIntervalMs: number;
+  /** Set when other instances share the store: tasks name their runner, and cancellations and answers reach it. */
+  cluster?: ClusterLink;
 
   constructor(
     readonly store: TaskStore,
@@ -173,7 +176,9 @@ export class TaskManager {
   private newRecord(owner: string, ttl: number): TaskRecord {
     const now = this.clock.now();
     const at = new Date(now).toISOString();
-    return { taskId: randomUUID(), owner, status: 'working', createdAt: at, lastUpdatedAt: at, ttl, pollInterval: this.pollIntervalMs, expiresAt: now + ttl };
+    const record: TaskRecord = { taskId: randomUUID(), owner, status: 'working', createdAt: at, lastUpdatedAt: at, ttl, pollInterval: this.pollIntervalMs, expiresAt: now + ttl };
+    if (this.cluster) record.runner = this.cluster.instanceId;
+    return record;
   }
 
   private async run(taskId: string, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<void> {
@@ -210,7 +215,7 @@ export class TaskManager {
     if (!updated) return undefined;
     session.logger.debug({ taskId, status }, 'task status');
     if (session.state !== 'closed') session.notify('notifications/tasks/status', publicView(updated) as unknown as Record<string, unknown>);
-    this.wake(taskId);
+    this.changed(taskId);
     return updated;
   }
 
@@ -261,7 +266,7 @@ export class TaskManager {
       throw McpError.invalidParams(`Task ${taskId} is already ${record.status} and cannot be cancelled`);
     }
     const updated = await this.transition(taskId, 'cancelled', session, { statusMessage: 'The task was cancelled by request.' });
-    this.running.get(taskId)?.controller.abort(new McpError(ErrorCode.InvalidRequest, 'Task cancelled'));
+    this.stopWork(record);
     session.logger.info({ taskId }, 'task cancelled');
     return publicView(updated ?? record);
   }
@@ -403,6 +408,12 @@ export class TaskManager {
       if (running.inputs.answer(responses) > 0) await this.publishInputs(record.taskId);
       return;
     }
+    // Its work runs on another instance sharing the store: the answers go there.
+    const runner = this.remoteRunner(record);
+    if (runner !== undefined && !TERMINAL_STATUSES.has(record.status)) {
+      await this.cluster!.toRunner(runner, { type: 'taskInput', taskId: record.taskId, responses });
+      return;
+    }
     // Known, but its work runs elsewhere (a store shared by several instances): the answers cannot reach it from here.
     if (record.status === 'input_required') {
       throw new McpError(
@@ -424,7 +435,7 @@ export class TaskManager {
       TERMINAL_STATUSES.has(current.status) ? undefined : { status: 'cancelled', statusMessage: 'The task was cancelled by request.', inputRequests: undefined },
     );
     const running = this.running.get(record.taskId);
-    running?.controller.abort(new McpError(ErrorCode.InvalidRequest, 'Task cancelled'));
+    this.stopWork(record);
     if (updated?.status === 'cancelled') running?.logger?.info({ taskId: record.taskId }, 'task cancelled');
   }
 
@@ -448,7 +459,7 @@ export class TaskManager {
       const patch = change(current);
       if (!patch) return current;
       const updated = await this.store.update(taskId, { ...patch, lastUpdatedAt: new Date(this.clock.now()).toISOString() });
-      if (updated && patch.status !== undefined && patch.status !== current.status) this.wake(taskId);
+      if (updated && patch.status !== undefined && patch.status !== current.status) this.changed(taskId);
       return updated;
     };
     const running = this.running.get(taskId);
@@ -468,7 +479,7 @@ export class TaskManager {
     if (!record || record.owner !== modernOwner(principal) || (record.expiresAt !== undefined && record.expiresAt <= this.clock.now())) {
       throw McpError.invalidParams(`Failed to retrieve task: Task not found (${taskId})`);
     }
-    return record;
+    return this.unlessRunnerLost(record);
   }
 
   /** Takes a place under maxTasksPerPrincipal, or refuses with -32004 when the holder has none left. */
@@ -527,7 +538,65 @@ export class TaskManager {
     if (!record || record.owner !== session.id || (record.expiresAt !== undefined && record.expiresAt <= this.clock.now())) {
       throw McpError.invalidParams(`Failed to retrieve task: Task not found (${taskId})`);
     }
-    return record;
+    return this.unlessRunnerLost(record, session);
+  }
+
+  /** The instance running a task's work, when that is not this one (several instances share the store). */
+  private remoteRunner(record: TaskRecord): string | undefined {
+    const runner = record.runner;
+    return this.cluster && runner !== undefined && runner !== this.cluster.instanceId && !this.running.has(record.taskId) ? runner : undefined;
+  }
+
+  /**
+   * A task still running on an instance whose lease lapsed (killed, cut off) will never finish:
+   * it fails now, with a message saying why, instead of reading `working` until its ttl.
+   */
+  private async unlessRunnerLost(record: TaskRecord, session?: Session): Promise<TaskRecord> {
+    const runner = this.remoteRunner(record);
+    if (runner === undefined || TERMINAL_STATUSES.has(record.status) || (await this.cluster!.cluster.isAlive(runner))) return record;
+    const message = 'The server instance running this task stopped before it finished; its work was lost';
+    const updated = await this.store.update(record.taskId, {
+      status: 'failed',
+      statusMessage: message,
+      outcome: { error: { code: ErrorCode.InternalError, message } },
+      inputRequests: undefined,
+      lastUpdatedAt: new Date(this.clock.now()).toISOString(),
+    });
+    if (!updated) return record;
+    if (session && session.state !== 'closed') session.notify('notifications/tasks/status', publicView(updated) as unknown as Record<string, unknown>);
+    this.changed(record.taskId);
+    return updated;
+  }
+
+  /** Stops a cancelled task's work, here or on the instance running it. */
+  private stopWork(record: TaskRecord): void {
+    const running = this.running.get(record.taskId);
+    if (running) return running.controller.abort(new McpError(ErrorCode.InvalidRequest, 'Task cancelled'));
+    const runner = this.remoteRunner(record);
+    if (runner === undefined) return;
+    this.cluster!.toRunner(runner, { type: 'taskCancel', taskId: record.taskId }).catch((err) => this.cluster!.logFailure(err, 'pass on a task cancellation'));
+  }
+
+  /** Another instance cancelled this task (its record says so already): stop its work here. */
+  abortRunning(taskId: string): void {
+    this.running.get(taskId)?.controller.abort(new McpError(ErrorCode.InvalidRequest, 'Task cancelled'));
+  }
+
+  /** Answers given to another instance (tasks/update) for this task's work running here. */
+  async answerRunning(taskId: string, responses: Record<string, unknown>): Promise<void> {
+    const inputs = this.running.get(taskId)?.inputs;
+    if (inputs && inputs.answer(responses) > 0) await this.publishInputs(taskId);
+  }
+
+  /** Wakes this instance's waiters for a task another instance changed. */
+  wakeWaiters(taskId: string): void {
+    this.wake(taskId);
+  }
+
+  /** A task's record changed: its waiters here and on other instances wake. */
+  private changed(taskId: string): void {
+    this.wake(taskId);
+    this.cluster?.taskChanged(taskId);
   }
 
   /** Resolves on the next local change to the task, or after a poll interval (changes made by other instances). */

@@ -26,6 +26,16 @@ import { legacyMethods } from './methods';
 import { answerInputRounds } from '../../engine/input-rounds';
 import { InputRequired } from '../../engine/input-required';
 import { MRTR_METHODS } from '../modern/methods';
+import { streamWriter, type SessionPatch } from '../../cluster/cluster';
+
+/**
+ * How a session's changes reach the other instances sharing it (several instances on one store,
+ * see Cluster): set by the transport on the copy it serves requests with.
+ */
+export interface SessionSync {
+  update(patch: SessionPatch): Promise<void>;
+  subscribe(uri: string, on: boolean): Promise<void>;
+}
 
 export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
 
@@ -59,6 +69,8 @@ export class Session implements RequestHost {
   private readonly awaiting = new Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>();
   private nextOutgoingId = 1;
   private clientLogger?: McpLogger;
+  /** Set when other instances share this session: its changes are written through it. */
+  sync?: SessionSync;
 
   constructor(
     readonly engine: McpEngine,
@@ -102,6 +114,19 @@ export class Session implements RequestHost {
       principal: principal ?? this.principal,
       serverCapabilities: this.serverCapabilities,
     };
+  }
+
+  /** logging/setLevel: from now on, on every instance serving the session. */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.logLevel = level;
+    await this.sync?.update({ logLevel: level });
+  }
+
+  /** resources/subscribe (`on`) and resources/unsubscribe. */
+  async setSubscribed(uri: string, on: boolean): Promise<void> {
+    if (on) this.subscriptions.add(uri);
+    else this.subscriptions.delete(uri);
+    await this.sync?.subscribe(uri, on);
   }
 
   get initialized(): boolean {
@@ -215,15 +240,16 @@ export class Session implements RequestHost {
     const params = notification.params ?? {};
     switch (notification.method) {
       case 'notifications/initialized':
-        if (this.state === 'initializing') this.state = 'ready';
+        if (this.state !== 'initializing') return;
+        this.state = 'ready';
+        this.sync?.update({ state: 'ready' }).catch((err) => this.logger.error({ err }, 'could not record that the session is ready'));
         return;
       case 'notifications/cancelled': {
         const requestId = params.requestId;
         if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-        const abort = this.inFlight.get(requestId);
-        if (!abort) return; // already finished, or never ours: ignore, as the spec says
-        this.logger.info({ requestId, reason: params.reason }, 'request cancelled by client');
-        abort.abort(new CancelledError(typeof params.reason === 'string' ? params.reason : undefined));
+        const reason = typeof params.reason === 'string' ? params.reason : undefined;
+        // Not running here: another instance sharing the session may run it.
+        if (!this.cancelRequest(requestId, reason)) this.engine.cluster?.routeCancel(this, requestId, reason);
         return;
       }
       default:
@@ -231,11 +257,30 @@ export class Session implements RequestHost {
     }
   }
 
-  /** A client's answer to a request this server sent: settles the waiting call. */
-  handleResponse(response: JsonRpcResponse): void {
+  /**
+   * Stops one of this session's requests running here (the client cancelled it); false when none
+   * with that id runs here (already finished, never ours, or running on another instance).
+   */
+  cancelRequest(requestId: RequestId, reason: string | undefined): boolean {
+    const abort = this.inFlight.get(requestId);
+    if (!abort) return false;
+    this.logger.info({ requestId, reason }, 'request cancelled by client');
+    abort.abort(new CancelledError(reason));
+    return true;
+  }
+
+  /**
+   * A client's answer to a request this server sent: settles the waiting call. An answer to a
+   * request another instance sent (its id names that instance) is passed on to it, unless it came
+   * from there already (`routed`).
+   */
+  handleResponse(response: JsonRpcResponse, routed = false): void {
     if (this.engine.logger.isLevelEnabled('debug')) logMessage(this.messageLog(this.engine.logger), 'in', response);
     const waiting = response.id === undefined ? undefined : this.awaiting.get(response.id);
     if (!waiting) {
+      const cluster = this.engine.cluster;
+      const asker = typeof response.id === 'string' ? streamWriter(response.id) : undefined;
+      if (!routed && cluster && asker !== undefined && asker !== cluster.instanceId) return cluster.routeAnswer(this, asker, response);
       this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
       return;
     }
@@ -258,7 +303,9 @@ export class Session implements RequestHost {
     if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.InvalidRequest, `Cannot send ${method}: the session is closed`));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const id = this.nextOutgoingId++;
+    // Ids name this instance when others share the session, so the answer finds its way back here.
+    const n = this.nextOutgoingId++;
+    const id: RequestId = this.engine.cluster ? `${this.engine.cluster.instanceId}.${n}` : n;
     const timeoutMs = options.timeoutMs ?? this.engine.options.clientRequestTimeoutMs;
     return new Promise((resolve, reject) => {
       const cancel = (reason: string) => {
@@ -301,14 +348,28 @@ export class Session implements RequestHost {
     this.outlet.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
   }
 
-  /** Ends the session: aborts its requests in flight. */
+  /** Ends the session: aborts its requests in flight and stops its tasks. */
   close(): void {
     if (this.state === 'closed') return;
+    this.end('session closed');
+    this.engine.forget(this);
+  }
+
+  /**
+   * Drops this instance's copy of a session other instances share (idle here, or gone): what runs
+   * here stops, the session and its tasks live on in the shared store.
+   */
+  release(): void {
+    if (this.state === 'closed') return;
+    this.end('session released');
+    this.engine.forget(this, { keepTasks: true });
+  }
+
+  private end(reason: string): void {
     this.state = 'closed';
-    for (const abort of this.inFlight.values()) abort.abort(new CancelledError('session closed'));
+    for (const abort of this.inFlight.values()) abort.abort(new CancelledError(reason));
     this.inFlight.clear();
     for (const waiting of [...this.awaiting.values()]) waiting.reject(new McpError(ErrorCode.InvalidRequest, 'The session closed before the client answered'));
-    this.engine.forget(this);
   }
 
   get requestsInFlight(): number {

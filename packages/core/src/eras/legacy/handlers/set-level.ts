@@ -4,12 +4,12 @@ import { LOGGING_LEVELS, isLoggingLevel } from '../../../engine/log-levels';
 import { requireCapability } from '../../../engine/params';
 
 /** logging/setLevel: the session's threshold for notifications/message from then on. */
-export const setLevel: Answers<LegacyResults['logging/setLevel']> = (params, ctx) => {
+export const setLevel: Answers<LegacyResults['logging/setLevel']> = async (params, ctx) => {
   requireCapability(ctx, 'logging');
   const level = params.level;
   if (!isLoggingLevel(level)) {
     throw McpError.invalidParams(`logging/setLevel: "level" must be one of ${LOGGING_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
   }
-  ctx.session!.logLevel = level;
+  await ctx.session!.setLogLevel(level);
   return {};
 };

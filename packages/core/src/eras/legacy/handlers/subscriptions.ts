@@ -4,19 +4,19 @@ import { requireScopes, stringParam } from '../../../engine/params';
 
 /** resources/subscribe and resources/unsubscribe: a legacy session's subscriptions (2026-07-28 has subscriptions/listen). */
 
-export const subscribe: Answers<LegacyResults['resources/subscribe']> = (params, ctx) => {
+export const subscribe: Answers<LegacyResults['resources/subscribe']> = async (params, ctx) => {
   if (!ctx.env.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/subscribe');
   const entry = ctx.engine.registry.entryForUri(uri);
   if (!entry) throw McpError.resourceNotFound(uri);
   requireScopes(ctx, entry, `resource ${uri}`);
-  ctx.session!.subscriptions.add(uri);
+  await ctx.session!.setSubscribed(uri, true);
   return {};
 };
 
-export const unsubscribe: Answers<LegacyResults['resources/unsubscribe']> = (params, ctx) => {
+export const unsubscribe: Answers<LegacyResults['resources/unsubscribe']> = async (params, ctx) => {
   if (!ctx.env.serverCapabilities.resources?.subscribe) throw McpError.methodNotFound(ctx.method);
   const uri = stringParam(params, 'uri', 'resources/unsubscribe');
-  ctx.session!.subscriptions.delete(uri);
+  await ctx.session!.setSubscribed(uri, false);
   return {};
 };

@@ -1,0 +1,41 @@
+import type { Logger } from 'pino';
+import type { Cluster } from '@mcpx/core';
+
+/** Where the instances' shared state lives in Redis (see @mcpx/redis). */
+export interface RedisSettings {
+  /** redis:// or rediss:// */
+  url: string;
+  /** Prefix of every key (default `mcpx:`): deployments and tests can share one Redis. */
+  prefix?: string;
+  /** How long an instance that stopped renewing its lease counts as alive (default 10 s). */
+  leaseMs?: number;
+}
+
+/** MCPX_REDIS_URL and MCPX_REDIS_PREFIX, when the first is set. */
+export function redisFromEnv(env: NodeJS.ProcessEnv = process.env): RedisSettings | undefined {
+  const url = env.MCPX_REDIS_URL?.trim();
+  if (!url) return undefined;
+  const prefix = env.MCPX_REDIS_PREFIX;
+  return prefix ? { url, prefix } : { url };
+}
+
+/**
+ * Creates and starts the Redis-backed cluster. @mcpx/redis is an optional peer of @mcpx/http,
+ * loaded only here: a server without Redis never pays for it. Rejects with a clear error when the
+ * package is missing or Redis cannot be reached.
+ */
+export async function startRedisCluster(redis: string | RedisSettings, logger: Logger): Promise<Cluster> {
+  const settings = typeof redis === 'string' ? { url: redis } : redis;
+  let createRedisCluster: (options: RedisSettings & { logger?: Logger }) => Cluster;
+  try {
+    ({ createRedisCluster } = (await import('@mcpx/redis' as string)) as { createRedisCluster: typeof createRedisCluster });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      throw new Error('Sharing state through Redis needs the @mcpx/redis package: npm install @mcpx/redis', { cause: err });
+    }
+    throw err;
+  }
+  const cluster = createRedisCluster({ ...settings, logger });
+  await cluster.start();
+  return cluster;
+}

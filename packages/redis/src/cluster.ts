@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import { ClusterUnavailableError, type Cluster } from '@mcpx/core';
+import { RedisBus } from './bus';
+import type { RedisConnection } from './commands';
+import { RedisEventLog } from './event-log';
+import { RedisKeys } from './keys';
+import { silentLogger, type Logger } from './logger';
+import { nodeRedisConnection } from './node-redis';
+import { RedisSessionStore } from './session-store';
+import { StreamReader } from './stream-reader';
+import { RedisTaskStore } from './task-store';
+
+export interface RedisClusterOptions {
+  /** `redis://[[user]:password@]host[:port][/db]` or `rediss://...`. */
+  url: string;
+  /** Starts every key (default `mcpx:`): deployments and tests can share one Redis. */
+  prefix?: string;
+  /** How long an instance's lease lasts without renewal (default 10 s): a killed instance's work is declared lost after it. */
+  leaseMs?: number;
+  /** Logs connection changes and failures of background work (a pino Logger fits). */
+  logger?: Logger;
+  /** Cap (approximate, MAXLEN ~) of each session's standalone SSE stream (default 1000 events). */
+  sessionStreamMaxLen?: number;
+  /** Cap (approximate) of each request's SSE stream (default 1000 events). */
+  requestStreamMaxLen?: number;
+  /** How long an SSE stream is kept after its last event (default 30 min). */
+  eventRetentionMs?: number;
+  /** Cap (approximate) of the bus and of each inbox (default 10000 messages). */
+  busMaxLen?: number;
+  /** How long connecting may take at start (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** Names the connections (`<name>-commands`, `<name>-reader`) as CLIENT LIST shows them. */
+  name?: string;
+  /**
+   * Makes the two connections (`commands`, and `reader` for blocking reads) another way than
+   * node-redis at `url`, e.g. an adapter of another client.
+   */
+  connect?: (purpose: 'commands' | 'reader') => RedisConnection;
+}
+
+const DEFAULTS = {
+  prefix: 'mcpx:',
+  leaseMs: 10_000,
+  sessionStreamMaxLen: 1000,
+  requestStreamMaxLen: 1000,
+  eventRetentionMs: 30 * 60_000,
+  busMaxLen: 10_000,
+  connectTimeoutMs: 5000,
+};
+
+/** How long the shared secrets live without being read (every instance re-reads them often). */
+const SECRET_TTL_MS = 24 * 3600_000;
+const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A Cluster on Redis (see `Cluster` in @mcpx/core). Not connected until `start()`. */
+export function createRedisCluster(options: RedisClusterOptions): RedisCluster {
+  return new RedisCluster(options);
+}
+
+export class RedisCluster implements Cluster {
+  readonly sessions: RedisSessionStore;
+  readonly events: RedisEventLog;
+  readonly tasks: RedisTaskStore;
+  readonly bus: RedisBus;
+  readonly keys: RedisKeys;
+
+  private readonly redis: RedisConnection;
+  private readonly readerConnection: RedisConnection;
+  private readonly reader: StreamReader;
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
+  private readonly url: string;
+  private id: string | undefined;
+  private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
+  private renewal?: NodeJS.Timeout;
+  private lostConnection = false;
+  /** When the connection last came back after a loss. */
+  private reconnectedAt: number | undefined;
+  /** Secrets as read last, and when to read them again (so all instances converge after a Redis restart). */
+  private readonly secrets = new Map<string, { value: Promise<Buffer>; readAt: number }>();
+
+  constructor(options: RedisClusterOptions) {
+    const settings = { ...DEFAULTS, ...definedOnly(options) };
+    this.url = options.url;
+    this.logger = options.logger ?? silentLogger;
+    this.leaseMs = settings.leaseMs;
+    this.keys = new RedisKeys(settings.prefix);
+    const connect =
+      options.connect ??
+      ((purpose: 'commands' | 'reader') =>
+        nodeRedisConnection(options.url, {
+          connectTimeoutMs: settings.connectTimeoutMs,
+          name: options.name === undefined ? undefined : `${options.name}-${purpose}`,
+          onError: (err) => this.logger.debug({ err, purpose }, 'redis connection error'),
+        }));
+    this.redis = connect('commands');
+    this.readerConnection = connect('reader');
+    this.reader = new StreamReader(this.readerConnection, this.redis, this.logger);
+    this.sessions = new RedisSessionStore(this.redis, this.keys, this.logger);
+    this.tasks = new RedisTaskStore(this.redis, this.keys);
+    this.events = new RedisEventLog(this.redis, this.keys, this.reader, this.logger, {
+      retentionMs: settings.eventRetentionMs,
+      sessionStreamMaxLen: settings.sessionStreamMaxLen,
+      requestStreamMaxLen: settings.requestStreamMaxLen,
+      checkEveryMs: Math.max(1, Math.floor(this.leaseMs / 2)),
+      leasesTrusted: () => this.leasesTrusted(),
+    });
+    this.bus = new RedisBus(this.redis, this.keys, this.logger, () => this.instanceId, {
+      maxLen: settings.busMaxLen,
+      busTtlMs: Math.max(3600_000, 10 * this.leaseMs),
+      inboxTtlMs: 3 * this.leaseMs,
+    });
+    this.redis.onStatus((ready) => this.connectionChanged(ready));
+  }
+
+  get instanceId(): string {
+    if (this.id === undefined) throw new Error('The Redis cluster is not started: call start() first');
+    return this.id;
+  }
+
+  get ready(): boolean {
+    return this.state === 'started' && this.redis.isReady;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`The Redis cluster cannot start: it is ${this.state}`);
+    this.state = 'starting';
+    try {
+      await this.redis.connect();
+      await this.readerConnection.connect();
+    } catch (err) {
+      this.state = 'closed';
+      this.redis.destroy();
+      this.readerConnection.destroy();
+      throw new Error(`Cannot reach Redis at ${redactUrl(this.url)}: ${reasonOf(err)}`, { cause: err });
+    }
+    try {
+      this.id = await this.takeLease();
+      this.reader.start();
+      await this.bus.listen(this.reader);
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+    this.renewal = setInterval(() => void this.renewLease(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.renewal.unref();
+    this.state = 'started';
+    this.logger.info({ instanceId: this.id, prefix: this.keys.prefix }, 'joined the Redis cluster');
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasStarted = this.id !== undefined;
+    this.state = 'closed';
+    clearInterval(this.renewal);
+    this.events.stopAll();
+    this.bus.stop();
+    await this.reader.close();
+    if (wasStarted && this.redis.isReady) {
+      // A closed instance runs nothing any more: other instances may treat its work as lost now.
+      await Promise.all([this.redis.del([this.keys.instance(this.id!)]), this.redis.del([this.keys.inbox(this.id!)])]).catch(() => undefined);
+    }
+    await this.redis.close();
+  }
+
+  async isAlive(instanceId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.instance(instanceId))) || !this.leasesTrusted();
+  }
+
+  /**
+   * Whether a missing lease proves its instance dead. Not during the first lease after this
+   * instance reconnected: the others may have been cut off as well (Redis restarted, or was
+   * unreachable for longer than a lease) and retake their leases as they reconnect.
+   */
+  private leasesTrusted(): boolean {
+    return this.reconnectedAt === undefined || Date.now() - this.reconnectedAt >= this.leaseMs;
+  }
+
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    return this.redis.set(this.keys.claim(key), this.instanceId, { nx: true, px: ttlMs });
+  }
+
+  secret(name: string): Promise<Buffer> {
+    const cached = this.secrets.get(name);
+    const now = Date.now();
+    if (cached && now - cached.readAt < this.leaseMs) return cached.value;
+    const value = this.readSecret(name).catch((err: unknown) => {
+      // Redis unreachable: keep using what was read before, if anything.
+      if (cached && err instanceof ClusterUnavailableError) return cached.value;
+      this.secrets.delete(name);
+      throw err;
+    });
+    this.secrets.set(name, { value, readAt: now });
+    return value;
+  }
+
+  /** The first instance to ask makes the secret; everyone reads the one that won. */
+  private async readSecret(name: string): Promise<Buffer> {
+    const key = this.keys.secret(name);
+    const [, , stored] = await Promise.all([
+      this.redis.set(key, randomBytes(32).toString('base64'), { nx: true, px: SECRET_TTL_MS }),
+      this.redis.pexpire(key, SECRET_TTL_MS),
+      this.redis.get(key),
+    ]);
+    if (stored === null) throw new ClusterUnavailableError(`The shared secret ${name} vanished while being read`);
+    return Buffer.from(stored, 'base64');
+  }
+
+  private async takeLease(): Promise<string> {
+    for (;;) {
+      const id = randomInstanceId();
+      if (await this.redis.set(this.keys.instance(id), String(process.pid), { nx: true, px: this.leaseMs })) return id;
+    }
+  }
+
+  private async renewLease(): Promise<void> {
+    if (this.id === undefined || this.state === 'closed') return;
+    try {
+      await this.redis.set(this.keys.instance(this.id), String(process.pid), { px: this.leaseMs });
+    } catch (err) {
+      this.logger.debug({ err }, 'could not renew the instance lease');
+    }
+  }
+
+  private connectionChanged(ready: boolean): void {
+    if (this.state !== 'started') return;
+    if (!ready) {
+      if (!this.lostConnection) this.logger.warn({ url: redactUrl(this.url) }, 'lost the connection to Redis; reconnecting');
+      this.lostConnection = true;
+      return;
+    }
+    if (this.lostConnection) {
+      this.logger.info({ url: redactUrl(this.url) }, 'reconnected to Redis');
+      this.reconnectedAt = Date.now();
+    }
+    this.lostConnection = false;
+    // Retake the lease at once: it may have lapsed (or Redis restarted empty) while down.
+    void this.renewLease();
+  }
+}
+
+function randomInstanceId(): string {
+  const bytes = randomBytes(8);
+  let id = '';
+  for (const byte of bytes) id += INSTANCE_ID_ALPHABET[byte % INSTANCE_ID_ALPHABET.length];
+  return id;
+}
+
+/** The URL without its password, for messages and logs. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return reasonOf(err.errors[0]);
+  if (err instanceof Error) return err.message || (err as NodeJS.ErrnoException).code || err.name;
+  return String(err);
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
