@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/stdio/package.json packages/stdio/
 COPY packages/http/package.json packages/http/
+COPY packages/redis/package.json packages/redis/
 COPY packages/testing/package.json packages/testing/
 COPY packages/cli/package.json packages/cli/
 COPY packages/mcpx/package.json packages/mcpx/
@@ -31,6 +32,7 @@ COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/stdio/package.json packages/stdio/
 COPY packages/http/package.json packages/http/
+COPY packages/redis/package.json packages/redis/
 COPY packages/testing/package.json packages/testing/
 COPY packages/cli/package.json packages/cli/
 COPY packages/mcpx/package.json packages/mcpx/
@@ -42,6 +44,7 @@ RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && n
 COPY --from=build /app/packages/core/dist packages/core/dist
 COPY --from=build /app/packages/stdio/dist packages/stdio/dist
 COPY --from=build /app/packages/http/dist packages/http/dist
+COPY --from=build /app/packages/redis/dist packages/redis/dist
 COPY --from=build /app/packages/cli/dist packages/cli/dist
 COPY --from=build /app/packages/cli/templates packages/cli/templates
 COPY --from=build /app/apps/example/dist apps/example/dist

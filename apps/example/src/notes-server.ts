@@ -16,7 +16,8 @@ import {
   type RequestContext,
 } from '@mcpx/core';
 import { AppendInput, CreateNoteInput, DeleteConfirmation, ExportInput, NoteIdInput, SearchInput, SearchResult, SummarizeArgs } from './inputs';
-import { NotesStore, type Note, type NoteSeed } from './notes-store';
+import { RedisNotesStore } from './notes-redis-store';
+import { NotesStore, type Note, type NoteChange, type NoteSeed, type Notebook } from './notes-store';
 
 /** The notes a fresh data folder starts with. */
 export const SAMPLE_NOTES: NoteSeed[] = [
@@ -25,7 +26,19 @@ export const SAMPLE_NOTES: NoteSeed[] = [
   { title: 'Release plan', body: 'Cut the release on Friday; write the changelog first.', tags: ['work', 'planning'] },
 ];
 
-const noteUri = (id: string) => `notes://notes/${id}`;
+const NOTE_URI_PREFIX = 'notes://notes/';
+const noteUri = (id: string) => `${NOTE_URI_PREFIX}${id}`;
+
+/**
+ * Where `new NotesServer()` keeps its notes: in Redis when $MCPX_REDIS_URL is set (under
+ * `$MCPX_REDIS_PREFIX` + `notes:`, so that replicas sharing sessions there share the notebook too),
+ * else in $MCPX_DATA_DIR (default ./.data/notes). Either way a fresh store starts with the samples.
+ */
+export function openNotebook(env: NodeJS.ProcessEnv = process.env): Notebook {
+  const url = env.MCPX_REDIS_URL?.trim();
+  if (url) return new RedisNotesStore({ url, prefix: env.MCPX_REDIS_PREFIX || 'mcpx:', seed: SAMPLE_NOTES });
+  return new NotesStore({ seed: SAMPLE_NOTES });
+}
 
 @Server({
   name: 'mcpx-notes',
@@ -35,17 +48,14 @@ const noteUri = (id: string) => `notes://notes/${id}`;
   instructions: 'Use search to find notes, then read notes://notes/{id} for the full text.',
 })
 export class NotesServer extends McpServer {
-  /**
-   * With no arguments (as `mcpx serve` builds it) the notes live in $MCPX_DATA_DIR, default
-   * ./.data/notes; a fresh folder starts with three sample notes.
-   */
-  constructor(readonly store = new NotesStore({ seed: SAMPLE_NOTES })) {
+  /** With no arguments (as `mcpx serve` builds it) the notes live where `openNotebook()` says. */
+  constructor(readonly store: Notebook = openNotebook()) {
     super();
   }
 
   @Tool({ title: 'Create a note', description: 'Creates a note and returns a link to it.', annotations: { destructiveHint: false } })
-  create(input: CreateNoteInput, ctx: RequestContext) {
-    const note = this.store.create(input.title, input.body, input.tags ?? []);
+  async create(input: CreateNoteInput, ctx: RequestContext) {
+    const note = await this.store.create(input.title, input.body, input.tags ?? []);
     ctx.log.info('note created', { id: note.id });
     this.changed(note);
     return [text(`Created note ${note.id}.`), resourceLink({ uri: noteUri(note.id), name: note.title, mimeType: 'text/markdown' })];
@@ -57,8 +67,8 @@ export class NotesServer extends McpServer {
     annotations: { readOnlyHint: true, openWorldHint: false },
     output: SearchResult,
   })
-  search(input: SearchInput, ctx: RequestContext): SearchResult {
-    const found = this.store.search(input.query, input.tag);
+  async search(input: SearchInput, ctx: RequestContext): Promise<SearchResult> {
+    const found = await this.store.search(input.query, input.tag);
     ctx.log.debug('search', { query: input.query, hits: found.length });
     return { notes: found.slice(0, input.limit ?? 10).map(({ id, title, tags }) => ({ id, title, tags })), total: found.length };
   }
@@ -69,7 +79,7 @@ export class NotesServer extends McpServer {
     annotations: { destructiveHint: true, idempotentHint: true },
   })
   async delete(input: NoteIdInput, ctx: RequestContext) {
-    const note = this.store.get(input.id);
+    const note = await this.store.get(input.id);
     if (!note) return { content: [text(`No note ${input.id}.`)], isError: true };
     const refusal = await this.confirmDelete(note, ctx);
     if (refusal) {
@@ -78,18 +88,18 @@ export class NotesServer extends McpServer {
       return { content: [text(`Kept note ${note.id}: ${refusal.reason}`)], isError: refusal.cannotAsk };
     }
     // The note may have gone while the user was deciding.
-    if (!this.store.delete(note.id)) return { content: [text(`No note ${input.id}.`)], isError: true };
+    if (!(await this.store.delete(note.id))) return { content: [text(`No note ${input.id}.`)], isError: true };
     ctx.log.warning('note deleted', { id: input.id });
-    this.registry.resources.remove(noteUri(input.id));
+    this.unlisted(note.id);
     this.notifyResourceUpdated(noteUri(input.id));
     this.notifyCollections(note);
     return `Deleted note ${input.id}.`;
   }
 
   @Tool({ title: 'Append to a note', description: 'Adds a line to the end of a note.' })
-  append(input: AppendInput, ctx: RequestContext) {
-    const note = this.requireNote(input.id);
-    this.store.update(note.id, { body: `${note.body}\n${input.line}` });
+  async append(input: AppendInput, ctx: RequestContext) {
+    const note = await this.store.append(input.id, input.line);
+    if (!note) throw new Error(`No note ${input.id}`);
     ctx.log.info('note appended', { id: note.id });
     this.changed(note);
     return `Appended to note ${note.id}.`;
@@ -102,7 +112,7 @@ export class NotesServer extends McpServer {
     taskSupport: 'optional',
   })
   async export(input: ExportInput, ctx: RequestContext) {
-    const notes = this.store.all();
+    const notes = await this.store.all();
     const parts: string[] = [];
     for (const [i, note] of notes.entries()) {
       await this.pause(input.delayMs ?? 50, ctx.signal);
@@ -119,34 +129,34 @@ export class NotesServer extends McpServer {
   }
 
   @Resource({ uri: 'notes://index', name: 'index', title: 'All notes', description: 'Every note id and title, as JSON', mimeType: 'application/json' })
-  index() {
-    return JSON.stringify(this.store.all().map(({ id, title, tags }) => ({ id, title, tags })));
+  async index() {
+    return JSON.stringify((await this.store.all()).map(({ id, title, tags }) => ({ id, title, tags })));
   }
 
   @ResourceTemplate({ uriTemplate: 'notes://notes/{id}', name: 'note', title: 'A note', description: 'One note as Markdown', mimeType: 'text/markdown' })
-  note({ id }: { id: string }) {
-    const note = this.store.get(id);
+  async note({ id }: { id: string }) {
+    const note = await this.store.get(id);
     return note ? `# ${note.title}\n\n${note.body}` : undefined;
   }
 
   @ResourceTemplate({ uriTemplate: 'notes://tags/{tag}', name: 'tag', title: 'Notes with a tag', mimeType: 'application/json' })
-  tagged({ tag }: { tag: string }) {
-    return JSON.stringify(this.store.all().filter((n) => n.tags.includes(tag)).map(({ id, title }) => ({ id, title })));
+  async tagged({ tag }: { tag: string }) {
+    return JSON.stringify((await this.store.all()).filter((n) => n.tags.includes(tag)).map(({ id, title }) => ({ id, title })));
   }
 
   @Complete({ template: 'notes://notes/{id}', argument: 'id' })
-  completeNoteId(value: string): string[] {
-    return this.store.all().map((n) => n.id).filter((id) => id.startsWith(value));
+  async completeNoteId(value: string): Promise<string[]> {
+    return (await this.store.all()).map((n) => n.id).filter((id) => id.startsWith(value));
   }
 
   @Complete({ template: 'notes://tags/{tag}', argument: 'tag' })
-  completeTag(value: string): string[] {
-    return this.store.tags().filter((t) => t.startsWith(value));
+  async completeTag(value: string): Promise<string[]> {
+    return (await this.store.tags()).filter((t) => t.startsWith(value));
   }
 
   @Prompt({ title: 'Summarise a note', description: 'Asks the model to summarise one note.' })
-  summarize(args: SummarizeArgs) {
-    const note = this.requireNote(args.noteId, true);
+  async summarize(args: SummarizeArgs) {
+    const note = await this.requireNote(args.noteId, true);
     return {
       description: `Summary of "${note.title}"`,
       messages: [
@@ -157,7 +167,7 @@ export class NotesServer extends McpServer {
   }
 
   @Complete({ prompt: 'summarize', argument: 'noteId' })
-  completeSummarizeId(value: string): string[] {
+  completeSummarizeId(value: string): Promise<string[]> {
     return this.completeNoteId(value);
   }
 
@@ -193,8 +203,8 @@ export class NotesServer extends McpServer {
     for (const tag of note.tags) this.notifyResourceUpdated(`notes://tags/${tag}`);
   }
 
-  private requireNote(id: string, asParams = false): Note {
-    const note = this.store.get(id);
+  private async requireNote(id: string, asParams = false): Promise<Note> {
+    const note = await this.store.get(id);
     if (note) return note;
     if (asParams) throw McpError.invalidParams(`No note ${id}`);
     throw new Error(`No note ${id}`);
@@ -207,15 +217,81 @@ export class NotesServer extends McpServer {
     this.notifyCollections(note);
   }
 
-  /** Once served: list the stored notes as resources too. */
+  /**
+   * Once served: list the stored notes as resources too. resources/list reads this process's
+   * registry, so with notes shared in Redis each replica keeps its registry in step with the
+   * store's change feed (a note created through one replica is listed by all of them), and reads
+   * everything again when it may have missed changes. Subscribers hear `resources/updated` from
+   * the replica where the change happened (`changed`), through the framework, wherever they are
+   * connected; the feed only moves the lists.
+   */
   override onServerInit(): void {
-    for (const note of this.store.all()) this.listed(note);
+    if (this.store.watch) this.store.watch({ changed: (change) => this.follow(change), resync: () => this.relist() });
+    else this.relist();
   }
 
-  private listed(note: Note): void {
+  /** Changes heard on the feed so far: a resync that read the notes before one of them reads again. */
+  private changesHeard = 0;
+
+  /** A change made through any replica (this one's own changes come back too, and change nothing). */
+  private follow(change: NoteChange): void {
+    this.changesHeard++;
+    if (change.type === 'deleted') return this.unlisted(change.id);
+    const uri = noteUri(change.id);
+    if (this.registry.resources.has(uri) || Number(change.id) > this.lastListedId()) this.listed(change);
+    else this.relist(); // an older note listed late (two replicas creating at once): keep the id order
+  }
+
+  /**
+   * Lists exactly the stored notes, oldest first, as every replica does: entries are only added,
+   * retitled or removed where the lists differ, so an unchanged list raises no list_changed.
+   */
+  private relist(): void {
+    const apply = (notes: Note[]) => {
+      const wanted = new Set(notes.map((n) => noteUri(n.id)));
+      for (const uri of this.listedUris()) if (!wanted.has(uri)) this.registry.resources.remove(uri);
+      // Up to the first note out of place, entries stay (retitled if need be); from it on, they are
+      // taken out and added back in order.
+      const listed = this.listedUris();
+      const outOfPlace = notes.findIndex((note, i) => listed[i] !== noteUri(note.id));
+      const inPlace = outOfPlace < 0 ? notes.length : outOfPlace;
+      for (const note of notes.slice(0, inPlace)) this.listed(note);
+      for (const uri of listed.slice(inPlace)) this.registry.resources.remove(uri);
+      for (const note of notes.slice(inPlace)) this.listed(note);
+    };
+    const notes = this.store.all();
+    if (Array.isArray(notes)) return apply(notes);
+    const heardBefore = this.changesHeard;
+    notes.then(
+      (all) => {
+        apply(all);
+        // A change heard while the notes were being read may be older than what was read, or not.
+        if (this.changesHeard !== heardBefore) this.relist();
+      },
+      (err: unknown) => this.engine.logger.warn({ err }, 'cannot list the notes as resources'),
+    );
+  }
+
+  private listed(note: Pick<Note, 'id' | 'title'>): void {
     const uri = noteUri(note.id);
-    if (this.registry.resources.has(uri)) return;
-    this.registry.addResource({ uri, name: `note-${note.id}`, title: note.title, mimeType: 'text/markdown', handler: () => this.note({ id: note.id }) });
+    const listed = this.registry.resources.has(uri);
+    if (listed && this.registry.resources.get(uri)?.definition.title === note.title) return;
+    this.registry.addResource(
+      { uri, name: `note-${note.id}`, title: note.title, mimeType: 'text/markdown', handler: () => this.note({ id: note.id }) },
+      { replace: listed },
+    );
+  }
+
+  private unlisted(id: string): void {
+    this.registry.resources.remove(noteUri(id));
+  }
+
+  private listedUris(): string[] {
+    return this.registry.resources.keys().filter((uri) => uri.startsWith(NOTE_URI_PREFIX));
+  }
+
+  private lastListedId(): number {
+    return Math.max(0, ...this.listedUris().map((uri) => Number(uri.slice(NOTE_URI_PREFIX.length))));
   }
 }
 

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-/** The notes themselves, kept in one JSON file under a data folder. */
+/** One note. */
 export interface Note {
   id: string;
   title: string;
@@ -11,6 +11,52 @@ export interface Note {
 }
 
 export type NoteSeed = Omit<Note, 'id' | 'updatedAt'>;
+
+export type NoteChanges = Partial<Pick<Note, 'title' | 'body' | 'tags'>>;
+
+/** A value now, or later for a store that has to ask another process. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** A note was saved (created or changed) or deleted, by this process or another one sharing the notes. */
+export type NoteChange = { type: 'saved'; id: string; title: string } | { type: 'deleted'; id: string };
+
+/** Told of changes made through any process that shares the notes. */
+export interface NotebookListener {
+  changed(change: NoteChange): void;
+  /** Changes may have been missed (first start, or the connection came back): read everything again. */
+  resync(): void;
+}
+
+/**
+ * Where the notes live: one file for a single process (`NotesStore`), or Redis for several
+ * replicas serving one notebook (`RedisNotesStore`). Ids are decimal strings that never repeat,
+ * and `all()` lists notes oldest first.
+ */
+export interface Notebook {
+  create(title: string, body: string, tags?: string[]): Awaitable<Note>;
+  update(id: string, changes: NoteChanges): Awaitable<Note | undefined>;
+  /** Adds a line to the end of the body as one step, so that appends made at once are all kept. */
+  append(id: string, line: string): Awaitable<Note | undefined>;
+  get(id: string): Awaitable<Note | undefined>;
+  delete(id: string): Awaitable<boolean>;
+  all(): Awaitable<Note[]>;
+  search(query: string, tag?: string): Awaitable<Note[]>;
+  tags(): Awaitable<string[]>;
+  /** Present when other processes may change the notes too. */
+  watch?(listener: NotebookListener): void;
+  close?(): Promise<void>;
+}
+
+/** Notes whose title or body contains `query` (any case), and that carry `tag` if given. */
+export function matching(notes: Note[], query: string, tag?: string): Note[] {
+  const q = query.toLowerCase();
+  return notes.filter((n) => (n.title.toLowerCase().includes(q) || n.body.toLowerCase().includes(q)) && (tag === undefined || n.tags.includes(tag)));
+}
+
+/** Every tag in use, sorted. */
+export function tagsOf(notes: Note[]): string[] {
+  return [...new Set(notes.flatMap((n) => n.tags))].sort();
+}
 
 export interface NotesStoreOptions {
   /** The data folder (created on the first write). Default: $MCPX_DATA_DIR or ./.data/notes. */
@@ -26,6 +72,17 @@ interface NotesFile {
   notes: Note[];
 }
 
+/** Whether process `pid` may be writing a temporary file now: it is alive, and it is not this one (whose writes are synchronous). */
+function mayBeWriting(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
 /** The data folder the example uses: $MCPX_DATA_DIR, else ./.data/notes (relative to the working directory). */
 export function defaultDataDir(): string {
   return resolve(process.env.MCPX_DATA_DIR || join('.data', 'notes'));
@@ -36,9 +93,9 @@ export function defaultDataDir(): string {
  * `<dir>/notes.json` atomically (write a temporary file, flush it, rename it over the old one), so
  * a crash leaves either the old file or the new one, never half of one. Writes are synchronous:
  * the store is the single writer of its folder, and each change is on disk before the tool answers.
- * Serve one process per data folder.
+ * Serve one process per data folder; replicas share a `RedisNotesStore` instead.
  */
-export class NotesStore {
+export class NotesStore implements Notebook {
   readonly dir: string;
   readonly file: string;
   private readonly notes = new Map<string, Note>();
@@ -64,12 +121,17 @@ export class NotesStore {
     return note;
   }
 
-  update(id: string, changes: Partial<Pick<Note, 'title' | 'body' | 'tags'>>): Note | undefined {
+  update(id: string, changes: NoteChanges): Note | undefined {
     const note = this.notes.get(id);
     if (!note) return undefined;
     Object.assign(note, changes, { updatedAt: new Date().toISOString() });
     this.save();
     return note;
+  }
+
+  append(id: string, line: string): Note | undefined {
+    const note = this.notes.get(id);
+    return note && this.update(id, { body: `${note.body}\n${line}` });
   }
 
   get(id: string): Note | undefined {
@@ -87,14 +149,11 @@ export class NotesStore {
   }
 
   search(query: string, tag?: string): Note[] {
-    const q = query.toLowerCase();
-    return this.all().filter(
-      (n) => (n.title.toLowerCase().includes(q) || n.body.toLowerCase().includes(q)) && (tag === undefined || n.tags.includes(tag)),
-    );
+    return matching(this.all(), query, tag);
   }
 
   tags(): string[] {
-    return [...new Set(this.all().flatMap((n) => n.tags))].sort();
+    return tagsOf(this.all());
   }
 
   private insert(title: string, body: string, tags: string[]): Note {
@@ -105,7 +164,8 @@ export class NotesStore {
 
   /**
    * A process that died mid-write leaves its `notes.json.<pid>.tmp` behind (the rename never
-   * happened, so notes.json is intact). One process serves a folder, so any such file is stale.
+   * happened, so notes.json is intact). The file of a live process is kept: it may be writing it
+   * now (a server on the folder while `mcpx call` loads the same entry, say).
    */
   private removeLeftovers(): void {
     let names: string[];
@@ -116,7 +176,8 @@ export class NotesStore {
       throw err;
     }
     for (const name of names) {
-      if (/^notes\.json\.\d+\.tmp$/.test(name)) rmSync(join(this.dir, name), { force: true });
+      const pid = /^notes\.json\.(\d+)\.tmp$/.exec(name)?.[1];
+      if (pid !== undefined && !mayBeWriting(Number(pid))) rmSync(join(this.dir, name), { force: true });
     }
   }
 

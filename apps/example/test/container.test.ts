@@ -117,7 +117,7 @@ describe('the Dockerfile', () => {
     expect([...runtime.matchAll(/chown (.*)$/gm)].map((m) => m[1])).toEqual(['-R node:node /data']);
   });
 
-  it('copies every workspace manifest into both stages, and only build outputs that exist after npm run build', () => {
+  it('copies every workspace manifest into both stages, the builds the example runs on, and only build outputs that exist after npm run build', () => {
     const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
     const stages = text.split(/^FROM\s/m).slice(1);
     expect(stages).toHaveLength(2);
@@ -127,6 +127,11 @@ describe('the Dockerfile', () => {
     }
     const fromBuild = [...stages[1]!.matchAll(/^COPY --from=build \/app\/(\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]);
     expect(fromBuild.map(([, to]) => to)).toEqual(expect.arrayContaining(['packages/cli/dist', 'apps/example/dist']));
+    // Every @mcpx package the example depends on runs from its build (@mcpx/redis with MCPX_REDIS_URL set).
+    const example = JSON.parse(readFileSync(join(ROOT, 'apps/example/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const ownPackages = Object.keys(example.dependencies).filter((name) => name.startsWith('@mcpx/')).map((name) => `packages/${name.slice('@mcpx/'.length)}/dist`);
+    expect(ownPackages).toContain('packages/redis/dist');
+    expect(fromBuild.map(([, to]) => to)).toEqual(expect.arrayContaining(ownPackages));
     for (const [from, to] of fromBuild) {
       expect(to).toBe(from);
       if (!cliBuilt && from === 'packages/cli/dist') continue; // reported by the skipped run below

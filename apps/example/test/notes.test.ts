@@ -4,6 +4,7 @@
  * export tool run as a task with progress.
  */
 import 'reflect-metadata';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,13 +92,26 @@ describe('the file-backed store', () => {
   it('removes temporary files a crash left mid-write, and keeps the notes file', () => {
     const store = new NotesStore({ dir: dataDir, seed: SAMPLE_NOTES });
     store.create('Saved', 'before the crash');
-    // What a process killed between writing and renaming leaves behind.
-    writeFileSync(join(dataDir, 'notes.json.4242.tmp'), '{"version":1,"nextId":9,"notes":[]}');
+    // What a process killed between writing and renaming leaves behind: a process that is gone.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    writeFileSync(join(dataDir, `notes.json.${gone}.tmp`), '{"version":1,"nextId":9,"notes":[]}');
     writeFileSync(join(dataDir, `notes.json.${process.pid}.tmp`), '{"trunc');
     writeFileSync(join(dataDir, 'notes.json.bak'), 'a file of the user’s');
     const restarted = new NotesStore({ dir: dataDir });
     expect(readdirSync(dataDir).sort()).toEqual(['notes.json', 'notes.json.bak']);
     expect(restarted.all().map((n) => n.title)).toEqual(['Welcome', 'Shopping', 'Release plan', 'Saved']);
+  });
+
+  it('keeps the temporary file of a live process: it may be writing it now', async () => {
+    const writer = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(dataDir, `notes.json.${writer.pid}.tmp`), '{"version":1,');
+      new NotesStore({ dir: dataDir });
+      expect(readdirSync(dataDir)).toEqual([`notes.json.${writer.pid}.tmp`]);
+    } finally {
+      writer.kill();
+      await new Promise((exited) => writer.once('exit', exited));
+    }
   });
 
   it('refuses a file that is not a notes file rather than overwrite it', () => {

@@ -60,6 +60,11 @@ OAuth 2.1 resource server (HTTP; every MCP request then needs a bearer JWT):
   --auth-authorization-server <list>  issuers clients get tokens from      MCPX_AUTH_AUTHORIZATION_SERVER
                            (default: the issuer)
 
+Several instances as one server (HTTP; sessions, SSE event logs and tasks live in Redis, so a
+load balancer may send any request to any instance; see docs/deployment.md):
+  --redis-url <url>        the Redis to share, redis:// or rediss://      MCPX_REDIS_URL
+  --redis-prefix <prefix>  prefix of every key (default mcpx:)            MCPX_REDIS_PREFIX
+
 Boolean env vars take 1/0, true/false, yes/no. Logs are pino JSON when stdout is not a
 terminal or CI is set, coloured lines on a terminal. SIGTERM/SIGINT stop cleanly (exit 0).
 
@@ -67,6 +72,7 @@ Examples:
   mcpx serve dist/server.js --port 8080
   mcpx serve src/server.ts --stdio
   MCPX_PORT=0 mcpx serve dist/servers.js --server NotesServer
+  mcpx serve dist/server.js --host 0.0.0.0 --redis-url redis://redis:6379
 `;
 
 export const LIST_HELP = `Usage: mcpx list <entry> [options]

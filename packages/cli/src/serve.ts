@@ -22,11 +22,14 @@ const SERVE_OPTIONS = {
   'auth-audience': { type: 'string' },
   'auth-scopes-supported': { type: 'string' },
   'auth-authorization-server': { type: 'string' },
+  'redis-url': { type: 'string' },
+  'redis-prefix': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 const AUTH_FLAGS = ['auth-jwks-url', 'auth-issuer', 'auth-audience', 'auth-scopes-supported', 'auth-authorization-server'] as const;
-const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'cors-origin', 'session-idle-timeout', ...AUTH_FLAGS] as const;
+const REDIS_FLAGS = ['redis-url', 'redis-prefix'] as const;
+const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'cors-origin', 'session-idle-timeout', ...AUTH_FLAGS, ...REDIS_FLAGS] as const;
 
 /** OAuth resource-server settings from --auth-* / MCPX_AUTH_*: JWTs checked against a JWKS. */
 export interface AuthSettings {
@@ -37,6 +40,13 @@ export interface AuthSettings {
   authorizationServers: string[];
 }
 
+/** Several instances sharing sessions, event logs and tasks in Redis (--redis-url / MCPX_REDIS_URL). */
+export interface RedisSettings {
+  url: string;
+  /** Every key's prefix; unset: listen()'s default, `mcpx:`. */
+  prefix?: string;
+}
+
 export interface ServeSettings {
   entry: string;
   stdio: boolean;
@@ -44,6 +54,7 @@ export interface ServeSettings {
   logLevel: LogLevel;
   http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs'>;
   auth?: AuthSettings;
+  redis?: RedisSettings;
 }
 
 type Picked = { raw: string | boolean; from: string } | undefined;
@@ -80,6 +91,35 @@ function authSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): 
   return { jwksUrl, issuer: String(issuer.raw).trim(), audience, scopesSupported, authorizationServers: servers ?? [String(issuer.raw).trim()] };
 }
 
+/** Text as it may be printed: the passwords of the URLs in it hidden. */
+function withoutPasswords(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@/\s]*@/gi, '$1***@');
+}
+
+function redisSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): RedisSettings | undefined {
+  const urlPicked = pick(values['redis-url'] as string | undefined, 'redis-url', ['MCPX_REDIS_URL'], env);
+  const prefixPicked = pick(values['redis-prefix'] as string | undefined, 'redis-prefix', ['MCPX_REDIS_PREFIX'], env);
+  if (!urlPicked) {
+    if (prefixPicked) throw new CliError(`${prefixPicked.from} needs --redis-url (MCPX_REDIS_URL): the prefix names keys in that Redis`);
+    return undefined;
+  }
+  const url = String(urlPicked.raw).trim();
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || !parsed.hostname) {
+    throw new CliError(`${urlPicked.from} must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379, got "${withoutPasswords(String(urlPicked.raw))}"`);
+  }
+  if (!prefixPicked) return { url };
+  const prefix = String(prefixPicked.raw);
+  // Braces would break the hash tags that keep one session's keys in one Redis Cluster slot.
+  if (!prefix || /[\s{}]/.test(prefix)) throw new CliError(`${prefixPicked.from} must be a key prefix without spaces or braces, e.g. mcpx:, got "${prefix}"`);
+  return { url, prefix };
+}
+
 /** --cors-origin / MCPX_CORS_ORIGINS: CORS on for those origins (a comma list, or * alone). */
 function corsSettings(v: Picked): ListenOptions['cors'] {
   const origins = toOrigins(v);
@@ -113,7 +153,14 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   };
   for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];
   const auth = authSettings(values, env);
-  return auth ? { entry, stdio, server, logLevel, http, auth } : { entry, stdio, server, logLevel, http };
+  const redis = redisSettings(values, env);
+  return { entry, stdio, server, logLevel, http, ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
+}
+
+/** Redis could not be reached (or @mcpx/redis is missing): not a listen error, whatever its code. */
+function isRedisFailure(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return err.name === 'ClusterUnavailableError' || /\bredis\b/i.test(err.message);
 }
 
 /** `mcpx serve`: resolves once serving has started; the transports stop the process on SIGTERM/SIGINT (exit 0). */
@@ -126,6 +173,12 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
   // Loaded only now: a usage error never pays for the framework.
   const { createEngine, getServerOptions } = await import('@mcpx/core');
   const { definitionFailure, loadServer } = await import('./load-entry');
+  if (settings.redis) {
+    // The server's own code reads the environment (the notes example keeps its notes in this
+    // Redis): let it see what the command was told, flags included.
+    process.env.MCPX_REDIS_URL = settings.redis.url;
+    if (settings.redis.prefix !== undefined) process.env.MCPX_REDIS_PREFIX = settings.redis.prefix;
+  }
   const { createLogger } = await import('./logger');
   const { name, instance } = await loadServer(settings.entry, settings.server);
   const logger = createLogger({
@@ -133,13 +186,13 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     level: settings.logLevel,
     stream: settings.stdio ? 'stderr' : 'stdout',
   });
-  let engine: McpEngine;
-  try {
-    engine = createEngine(instance, { logger });
-  } catch (err) {
-    throw definitionFailure(err) ?? err;
-  }
   if (settings.stdio) {
+    let engine: McpEngine;
+    try {
+      engine = createEngine(instance, { logger });
+    } catch (err) {
+      throw definitionFailure(err) ?? err;
+    }
     const { serveStdio } = await import('@mcpx/stdio');
     serveStdio(engine, { logger });
     return 'serving';
@@ -152,9 +205,14 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     verifier: jwtVerifier({ jwksUrl: settings.auth.jwksUrl, issuer: settings.auth.issuer, audience: settings.auth.audience }),
   };
   try {
-    await listen(engine, { ...settings.http, logger, ...(auth ? { auth } : {}) });
+    // listen() builds the engine itself: with `redis`, it first joins the other instances (loading
+    // @mcpx/redis), and the engine is built to share its sessions with them.
+    await listen(instance, { ...settings.http, logger, ...(auth ? { auth } : {}), ...(settings.redis ? { redis: settings.redis } : {}) });
   } catch (err) {
+    const invalid = definitionFailure(err);
+    if (invalid) throw invalid;
     if (err instanceof RangeError) throw new CliError(oneLine(err));
+    if (settings.redis && isRedisFailure(err)) throw new CliError(`cannot start: ${withoutPasswords(oneLine(err))}`, 1);
     const where = `${settings.http.host}:${settings.http.port}`;
     const code = (err as { code?: string }).code;
     const reason = code === 'EADDRINUSE' ? 'address already in use' : code === 'EADDRNOTAVAIL' ? 'address not available' : code === 'EACCES' ? 'permission denied' : oneLine(err);

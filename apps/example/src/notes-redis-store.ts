@@ -1,0 +1,287 @@
+import { createHash } from 'node:crypto';
+import { matching, tagsOf, type Note, type NoteChange, type NoteChanges, type NoteSeed, type Notebook, type NotebookListener } from './notes-store';
+
+function newClient(redis: typeof import('redis'), url: string) {
+  return redis.createClient({
+    url,
+    // Named for CLIENT LIST (the feed's connection is named `mcpx-notes-feed`).
+    name: 'mcpx-notes',
+    // While Redis is away, commands fail at once instead of waiting in a queue.
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2000) },
+  });
+}
+
+type RedisClient = ReturnType<typeof newClient>;
+
+export interface RedisNotesStoreOptions {
+  /** redis:// or rediss:// URL, e.g. $MCPX_REDIS_URL. */
+  url: string;
+  /** The deployment's key prefix ($MCPX_REDIS_PREFIX, default `mcpx:`); the notes live under `<prefix>notes:`. */
+  prefix?: string;
+  /** Notes to start with when the prefix holds no notebook yet. */
+  seed?: NoteSeed[];
+  /** How long the first use waits for Redis before failing (default 5 s); reconnecting goes on meanwhile. */
+  connectTimeoutMs?: number;
+  /** Connection errors. node-redis reconnects by itself and commands fail fast while it is down. Default: ignored. */
+  onError?: (err: Error) => void;
+}
+
+/** A Lua script, run by its SHA1 (loaded on first use). */
+interface Script {
+  source: string;
+  sha: string;
+}
+
+function script(source: string): Script {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+// Each change and its message on the change feed are one step, so a replica never hears of a
+// change that did not happen, nor misses one that did (while connected).
+const SEED = script(`
+-- KEYS: seq, ids, then the seed's note keys (ids 1..n); ARGV: channel, updatedAt, then title, body, tags of each
+if not redis.call('SET', KEYS[1], #KEYS - 2, 'NX') then return 0 end
+for i = 3, #KEYS do
+  local at, id = (i - 3) * 3 + 3, tostring(i - 2)
+  redis.call('HSET', KEYS[i], 'title', ARGV[at], 'body', ARGV[at + 1], 'tags', ARGV[at + 2], 'updatedAt', ARGV[2])
+  redis.call('ZADD', KEYS[2], i - 2, id)
+  redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'saved', id = id, title = ARGV[at] }))
+end
+return 1
+`);
+
+const UPDATE = script(`
+-- KEYS: note; ARGV: channel, id, updatedAt, then field, value pairs
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('HSET', KEYS[1], 'updatedAt', ARGV[3], unpack(ARGV, 4))
+redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'saved', id = ARGV[2], title = redis.call('HGET', KEYS[1], 'title') }))
+return redis.call('HGETALL', KEYS[1])
+`);
+
+const APPEND = script(`
+-- KEYS: note; ARGV: channel, id, updatedAt, line
+local body = redis.call('HGET', KEYS[1], 'body')
+if not body then return false end
+redis.call('HSET', KEYS[1], 'body', body .. '\\n' .. ARGV[4], 'updatedAt', ARGV[3])
+redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'saved', id = ARGV[2], title = redis.call('HGET', KEYS[1], 'title') }))
+return redis.call('HGETALL', KEYS[1])
+`);
+
+const DELETE = script(`
+-- KEYS: note, ids; ARGV: channel, id
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'deleted', id = ARGV[2] }))
+return 1
+`);
+
+/** The URL as it may appear in a message: without its password. */
+function shown(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The notes in Redis, so that every replica of the server serves one notebook. Under
+ * `<prefix>notes:`: `seq` (the last id given), `ids` (a sorted set of the ids, oldest first),
+ * `note:<id>` (a hash: title, body, tags as JSON, updatedAt), and the channel `changes`, on which
+ * every change is published for the replicas to keep their resource lists in step. The notes
+ * are the user's data: they have no time to live (keep Redis persistent to keep them).
+ *
+ * `redis` is loaded on first use, so a server that keeps its notes in a file never pays for it.
+ */
+export class RedisNotesStore implements Notebook {
+  readonly prefix: string;
+  private readonly base: string;
+  private readonly channel: string;
+  private readonly onError: (err: Error) => void;
+  private connection?: Promise<RedisClient>;
+  private seeded?: Promise<void>;
+  private client?: RedisClient;
+  private subscriber?: RedisClient;
+  private closed = false;
+
+  constructor(private readonly options: RedisNotesStoreOptions) {
+    this.prefix = options.prefix ?? 'mcpx:';
+    this.base = `${this.prefix}notes:`;
+    this.channel = `${this.base}changes`;
+    this.onError = options.onError ?? (() => {});
+  }
+
+  async create(title: string, body: string, tags: string[] = []): Promise<Note> {
+    const client = await this.ready();
+    const id = String(await client.incr(this.key('seq')));
+    const note: Note = { id, title, body, tags: [...tags], updatedAt: new Date().toISOString() };
+    await client
+      .multi()
+      .hSet(this.noteKey(id), { title, body, tags: JSON.stringify(note.tags), updatedAt: note.updatedAt })
+      .zAdd(this.key('ids'), { score: Number(id), value: id })
+      .publish(this.channel, JSON.stringify({ type: 'saved', id, title } satisfies NoteChange))
+      .exec();
+    return note;
+  }
+
+  async update(id: string, changes: NoteChanges): Promise<Note | undefined> {
+    const fields: string[] = [];
+    if (changes.title !== undefined) fields.push('title', changes.title);
+    if (changes.body !== undefined) fields.push('body', changes.body);
+    if (changes.tags !== undefined) fields.push('tags', JSON.stringify(changes.tags));
+    return this.noteFrom(id, await this.run(UPDATE, [this.noteKey(id)], [this.channel, id, new Date().toISOString(), ...fields]));
+  }
+
+  async append(id: string, line: string): Promise<Note | undefined> {
+    return this.noteFrom(id, await this.run(APPEND, [this.noteKey(id)], [this.channel, id, new Date().toISOString(), line]));
+  }
+
+  async get(id: string): Promise<Note | undefined> {
+    const client = await this.ready();
+    return this.noteFrom(id, await client.hGetAll(this.noteKey(id)));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.run(DELETE, [this.noteKey(id), this.key('ids')], [this.channel, id])) === 1;
+  }
+
+  async all(): Promise<Note[]> {
+    const client = await this.ready();
+    const ids = await client.zRange(this.key('ids'), 0, -1);
+    // Issued in one tick, the reads go out as one pipeline.
+    const hashes = await Promise.all(ids.map((id) => client.hGetAll(this.noteKey(id))));
+    return ids.flatMap((id, i) => this.noteFrom(id, hashes[i]) ?? []);
+  }
+
+  async search(query: string, tag?: string): Promise<Note[]> {
+    return matching(await this.all(), query, tag);
+  }
+
+  async tags(): Promise<string[]> {
+    return tagsOf(await this.all());
+  }
+
+  /**
+   * Follows the change feed on a connection of its own. After subscribing, and again whenever the
+   * connection comes back (messages published meanwhile are lost), the listener is told to resync.
+   */
+  watch(listener: NotebookListener): void {
+    void this.follow(listener).catch((err: Error) => this.closed || this.onError(err));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const client of [this.subscriber, this.client]) {
+      if (!client?.isOpen) continue;
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    }
+  }
+
+  private async follow(listener: NotebookListener): Promise<void> {
+    const client = await this.connected();
+    if (this.closed) return;
+    const subscriber = (this.subscriber = client.duplicate({ name: 'mcpx-notes-feed' }));
+    subscriber.on('error', this.onError);
+    subscriber.unref();
+    let subscribed = false;
+    // After a reconnect of either connection, once both are back (node-redis subscribes again
+    // before it reports 'ready'): the reads a resync makes need the other one.
+    const resyncIfConnected = () => subscribed && client.isReady && subscriber.isReady && listener.resync();
+    subscriber.on('ready', resyncIfConnected);
+    client.on('ready', resyncIfConnected);
+    await subscriber.connect();
+    await subscriber.subscribe(this.channel, (message) => {
+      let change: NoteChange;
+      try {
+        change = JSON.parse(message) as NoteChange;
+      } catch {
+        return; // not one of ours
+      }
+      listener.changed(change);
+    });
+    subscribed = true;
+    listener.resync();
+  }
+
+  /** Connected (once; node-redis reconnects by itself after that) and seeded (again after each reconnect). */
+  private connected(): Promise<RedisClient> {
+    this.connection ??= (async () => {
+      const redis = await import('redis');
+      if (this.closed) throw new Error('The notes store is closed');
+      const client = newClient(redis, this.options.url);
+      this.client = client;
+      client.on('error', this.onError);
+      // The HTTP server or the stdio pipe keeps the process alive, not this connection.
+      client.unref();
+      await client.connect();
+      // A Redis that lost everything (restarted without persistence) starts again from the seed:
+      // the next use after a reconnect runs the seed script, which does nothing to a notebook.
+      client.on('ready', () => (this.seeded = undefined));
+      return client;
+    })();
+    return this.connection.then(async (client) => {
+      this.seeded ??= this.seed(client).catch((err: unknown) => {
+        this.seeded = undefined; // try again on the next use
+        throw err;
+      });
+      await this.seeded;
+      return client;
+    });
+  }
+
+  /** The client, or a clear error when Redis cannot be reached within the connect timeout. */
+  private ready(): Promise<RedisClient> {
+    if (this.client?.isReady && this.seeded) return this.connected();
+    const timeoutMs = this.options.connectTimeoutMs ?? 5000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Cannot reach Redis at ${shown(this.options.url)} for the notes (waited ${timeoutMs} ms)`)), timeoutMs);
+      timer.unref();
+    });
+    return Promise.race([this.connected(), timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private async seed(client: RedisClient): Promise<void> {
+    const seed = this.options.seed ?? [];
+    const keys = [this.key('seq'), this.key('ids'), ...seed.map((_, i) => this.noteKey(String(i + 1)))];
+    const args = [this.channel, new Date().toISOString(), ...seed.flatMap((n) => [n.title, n.body, JSON.stringify(n.tags)])];
+    await this.run(SEED, keys, args, client);
+  }
+
+  private async run(lua: Script, keys: string[], args: string[], client?: RedisClient): Promise<unknown> {
+    const redis = client ?? (await this.ready());
+    try {
+      return await redis.evalSha(lua.sha, { keys, arguments: args });
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return redis.eval(lua.source, { keys, arguments: args });
+    }
+  }
+
+  /** A note from its hash (a field map, or the flat field/value list a script returns); undefined when there is none. */
+  private noteFrom(id: string, reply: unknown): Note | undefined {
+    let fields: Record<string, string>;
+    if (Array.isArray(reply)) {
+      fields = {};
+      for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
+    } else if (reply && typeof reply === 'object') {
+      fields = reply as Record<string, string>;
+    } else {
+      return undefined;
+    }
+    if (fields.title === undefined) return undefined;
+    return { id, title: fields.title, body: fields.body ?? '', tags: JSON.parse(fields.tags ?? '[]') as string[], updatedAt: fields.updatedAt ?? '' };
+  }
+
+  private key(name: 'seq' | 'ids'): string {
+    return `${this.base}${name}`;
+  }
+
+  private noteKey(id: string): string {
+    return `${this.base}note:${id}`;
+  }
+}
