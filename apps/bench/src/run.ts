@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { measure, type Figures, type Settings } from './runner/measure';
 import { checkTargets, markdown, ratiosOf, type Results } from './runner/report';
+import { BENCH_REDIS_URL, BenchRedis, redactedUrl } from './runner/redis';
 import { median } from './runner/stats';
 import { TARGETS } from './runner/targets';
 
@@ -10,6 +11,9 @@ const USAGE = `npm run bench [-- options]
 
 Measures mcpx, the official SDK, FastMCP and a raw Fastify route side by side on 127.0.0.1,
 interleaved round by round, and reports medians. Writes <out>/latest.json and <out>/latest.md.
+mcpx-redis shares its state through Redis at $MCPX_BENCH_REDIS_URL (default
+redis://127.0.0.1:6379) under a key prefix of its own, removed after each measurement; it is
+skipped, with a line saying so, when Redis does not answer.
 
   --quick            one short round (a smoke run, not a measurement)
   --rounds <n>       rounds (default 3)
@@ -78,15 +82,34 @@ function fail(message: string): never {
 
 async function main(): Promise<void> {
   const { settings, keys, out } = parseArgs(process.argv.slice(2));
-  const measured = TARGETS.filter((t) => keys.includes(t.key));
+  let measured = TARGETS.filter((t) => keys.includes(t.key));
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  const skipped: { target: string; reason: string }[] = [];
+  let redis: BenchRedis | undefined;
+  if (measured.some((t) => t.redis)) {
+    try {
+      redis = await BenchRedis.connect(BENCH_REDIS_URL);
+    } catch (err) {
+      // Without Redis the rest of the benchmark still runs: the Redis-backed targets are left out, and the report says so.
+      const reason = `Redis does not answer at ${redactedUrl(BENCH_REDIS_URL)} (${(err as Error).message || String(err)}); start one or set MCPX_BENCH_REDIS_URL`;
+      for (const target of measured.filter((t) => t.redis)) {
+        log(`skipping ${target.label} (${target.key}): ${reason}`);
+        skipped.push({ target: target.key, reason });
+      }
+      measured = measured.filter((t) => !t.redis);
+    }
+  }
   const rounds: Record<string, Figures>[] = [];
-  for (let round = 1; round <= settings.rounds; round++) {
-    log(`round ${round} of ${settings.rounds}`);
-    const figures: Record<string, Figures> = {};
-    // One server at a time, in the same order every round (A B C A B C …): drift hits all alike.
-    for (const target of measured) figures[target.key] = await measure(target, settings, log);
-    rounds.push(figures);
+  try {
+    for (let round = 1; round <= settings.rounds; round++) {
+      log(`round ${round} of ${settings.rounds}`);
+      const figures: Record<string, Figures> = {};
+      // One server at a time, in the same order every round (A B C A B C …): drift hits all alike.
+      for (const target of measured) figures[target.key] = await measure(target, settings, log, redis);
+      rounds.push(figures);
+    }
+  } finally {
+    await redis?.close();
   }
 
   const medians: Record<string, Figures> = {};
@@ -103,6 +126,8 @@ async function main(): Promise<void> {
     medians,
     ratios: ratiosOf(medians, measured),
     targets: checkTargets(medians),
+    redis: redis && { url: redactedUrl(redis.url), version: redis.version },
+    skipped,
   };
   const md = markdown(results, measured);
   mkdirSync(out, { recursive: true });

@@ -2,7 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { exitOf } from './child-exit';
 import { BIG_TEXT } from '../src/payload';
@@ -28,6 +30,15 @@ async function checkTools(client: Client): Promise<void> {
   const bad = (await client.callTool({ name: 'echo', arguments: { text: 5 } })) as { isError?: boolean; content: { text: string }[] };
   expect(bad.isError).toBe(true);
   expect(bad.content[0]!.text).toMatch(/text/);
+}
+
+/** A Redis URL at a port nothing listens on (it was free a moment ago). */
+async function deadRedisUrl(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `redis://127.0.0.1:${port}`;
 }
 
 describe('the runtime', () => {
@@ -70,6 +81,13 @@ describe('npm run bench:serve', () => {
     await client.close();
   }, 30_000);
 
+  it('exits with code 1 and the reason when --redis finds no Redis', async () => {
+    const env = { ...process.env, PORT: '0', MCPX_BENCH_REDIS_URL: await deadRedisUrl() };
+    const { code, stderr } = await exitOf(spawn(process.execPath, [SERVE, '--redis'], { env, stdio: ['ignore', 'ignore', 'pipe'] }));
+    expect(code).toBe(1);
+    expect(stderr).toContain(`cannot start: Cannot reach Redis at ${env.MCPX_BENCH_REDIS_URL}`);
+  }, 30_000);
+
   it('refuses an unknown flag with exit code 2', async () => {
     const { code, stderr } = await exitOf(spawn(process.execPath, [SERVE, '--fast'], { stdio: ['ignore', 'pipe', 'pipe'] }));
     expect(code).toBe(2);
@@ -85,4 +103,21 @@ describe('npm run bench', () => {
     expect(stderr).toContain('--rounds must be a positive number');
     expect(stderr).toContain('npm run bench');
   });
+
+  it('skips the Redis-backed target, saying why, when Redis does not answer', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'mcpx-bench-'));
+    try {
+      const url = await deadRedisUrl();
+      const env = { ...process.env, MCPX_BENCH_REDIS_URL: url };
+      // Only the Redis target is asked for: nothing is measured, so this takes no load.
+      const { code, stdout, stderr } = await exitOf(spawn(process.execPath, [RUN, '--quick', '--targets', 'mcpx-redis', '--out', out], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: expect.stringContaining(`skipping mcpx SSE on Redis (mcpx-redis): Redis does not answer at ${url}`) });
+      const results = JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8'));
+      expect(results.medians).toEqual({});
+      expect(results.skipped).toEqual([{ target: 'mcpx-redis', reason: expect.stringContaining('set MCPX_BENCH_REDIS_URL') }]);
+      expect(stdout).toContain(`Not measured: mcpx SSE on Redis: Redis does not answer at ${url}`);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { closeSessions, openSessions, sessionCycles, toolCalls, type CallLoad } from './http-load';
 import { freePort, startProcess, waitForPort } from './processes';
+import { commandsBetween, type BenchRedis } from './redis';
 import { StdioPeer, stdioRoundTrips } from './stdio-load';
 import type { Checked } from './tally';
 import type { Target } from './targets';
@@ -32,14 +34,38 @@ function checked(target: Target, what: string, load: Checked): void {
 
 const kb = (bytes: number) => bytes / 1024;
 
-/** Starts the target, measures everything that applies to it, and stops it. */
-export async function measure(target: Target, settings: Settings, progress: (line: string) => void): Promise<Figures> {
-  return target.transport === 'http' ? measureHttp(target, settings, progress) : measureStdio(target, settings, progress);
+/**
+ * Starts the target, measures everything that applies to it, and stops it. A Redis-backed target
+ * needs `redis` (the runner's connection to the same Redis): it gets a key prefix of its own,
+ * whose keys are removed once the server has stopped.
+ */
+export async function measure(target: Target, settings: Settings, progress: (line: string) => void, redis?: BenchRedis): Promise<Figures> {
+  if (target.transport === 'stdio') return measureStdio(target, settings, progress);
+  if (!target.redis) return measureHttp(target, settings, progress);
+  if (!redis) throw new Error(`${target.label} needs Redis`);
+  const prefix = `mcpx-bench:${randomBytes(6).toString('hex')}:`;
+  try {
+    return await measureHttp(target, settings, progress, { redis, prefix });
+  } finally {
+    // A failed clean-up must not hide why the measurement failed: the keys expire on their own anyway.
+    await redis.deleteKeys(prefix).then(
+      (removed) => progress(`  ${target.label}: removed its ${removed} keys under ${prefix}`),
+      (err: Error) => progress(`  ${target.label}: could not remove its keys under ${prefix} (${err.message}); they expire by their TTLs`),
+    );
+  }
 }
 
-async function measureHttp(target: Target, s: Settings, progress: (line: string) => void): Promise<Figures> {
+/** The Redis a target shares its state through, and the prefix of its keys there. */
+interface RedisUse {
+  redis: BenchRedis;
+  prefix: string;
+}
+
+async function measureHttp(target: Target, s: Settings, progress: (line: string) => void, shared?: RedisUse): Promise<Figures> {
   const port = await freePort();
-  const server = startProcess(target.script, target.args, { PORT: String(port) }, false);
+  const env: NodeJS.ProcessEnv = { PORT: String(port) };
+  if (shared) Object.assign(env, { MCPX_BENCH_REDIS_URL: shared.redis.url, MCPX_BENCH_REDIS_PREFIX: shared.prefix });
+  const server = startProcess(target.script, target.args, env, false);
   const figures: Figures = {};
   try {
     await waitForPort(port, server);
@@ -51,11 +77,23 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
       // first-use structures are in the baseline rather than counted per session.
       await closeSessions(url, await openSessions(url, Math.min(200, s.memorySessions), 64), 64);
       const idle = await server.memory();
+      const redisIdle = shared && (await redisMemory(shared));
       const held = await openSessions(url, s.memorySessions, 64);
       const loaded = await server.memory();
       figures.sessionsRssKB = kb(loaded.rss);
       figures.kbPerSession = kb(loaded.rss - idle.rss) / s.memorySessions;
       figures.heapKbPerSession = kb(loaded.heapUsed - idle.heapUsed) / s.memorySessions;
+      if (shared) {
+        // Redis's side of the same sessions: its whole used_memory (every client's keys, when the
+        // Redis is shared), and the keys under this target's prefix alone.
+        const redisLoaded = await redisMemory(shared);
+        figures.redisKbPerSession = kb(redisLoaded.used - redisIdle!.used) / s.memorySessions;
+        figures.redisKeysKbPerSession = kb(redisLoaded.keys - redisIdle!.keys) / s.memorySessions;
+        progress(
+          `  ${target.label}: ${s.memorySessions} sessions take ${figures.kbPerSession.toFixed(1)} KB RSS each in the server, ` +
+            `${figures.redisKeysKbPerSession.toFixed(1)} KB each in Redis keys (${figures.redisKbPerSession.toFixed(1)} KB of used_memory)`,
+        );
+      }
       await closeSessions(url, held, 64);
     }
 
@@ -67,8 +105,10 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
 
     for (const c of s.concurrencies) {
       const cpuBefore = await server.cpu();
+      const redisBefore = shared && (await shared.redis.reading());
       const load: CallLoad = await toolCalls({ url, sessions: sessions.slice(0, c), durationS: s.callS, tool: 'echo', modern });
       const cpuUsed = (await server.cpu()) - cpuBefore;
+      const redisAfter = shared && (await shared.redis.reading());
       checked(target, `echo c=${c}`, load);
       figures[`echo${c}Rps`] = load.rps;
       // Server CPU per answered call: what the server spends, whoever (server or load generator) limits req/s.
@@ -79,9 +119,23 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
         `  ${target.label}: echo c=${c} ${Math.round(load.rps)} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, ` +
           `${figures[`echo${c}CpuUs`]!.toFixed(1)} µs server CPU per call`,
       );
+      if (redisBefore && redisAfter) {
+        // What Redis itself spent, per call: the whole Redis process, so other clients of a shared Redis count too.
+        figures[`echo${c}RedisCpuUs`] = (redisAfter.cpuUs - redisBefore.cpuUs) / load.ok;
+        const commands = commandsBetween(redisBefore, redisAfter);
+        figures[`echo${c}RedisCommands`] = commands.reduce((sum, [, calls]) => sum + calls, 0) / load.ok;
+        // Growth of Redis's memory per call: the event log of each answered call, kept for its retention.
+        figures[`echo${c}RedisKbPerCall`] = kb(redisAfter.usedMemory - redisBefore.usedMemory) / load.ok;
+        progress(
+          `  ${target.label}: echo c=${c} ${figures[`echo${c}RedisCpuUs`]!.toFixed(1)} µs Redis CPU, ` +
+            `${figures[`echo${c}RedisKbPerCall`]!.toFixed(2)} KB more Redis memory and ` +
+            `${figures[`echo${c}RedisCommands`]!.toFixed(1)} Redis commands per call (${commands.map(([name, calls]) => `${name} ${(calls / load.ok).toFixed(2)}`).join(', ')})`,
+        );
+      }
     }
 
-    const big = await toolCalls({ url, sessions: sessions.slice(0, s.bigConnections), durationS: s.callS, tool: 'big', modern });
+    // At least 2 s: on a busy machine one 1 MB answer can take longer than a quick run's 0.3 s.
+    const big = await toolCalls({ url, sessions: sessions.slice(0, s.bigConnections), durationS: Math.max(2, s.callS), tool: 'big', modern });
     checked(target, 'big', big);
     figures.bigMBps = big.mbps!;
     progress(`  ${target.label}: big ${Math.round(big.mbps!)} MB/s`);
@@ -100,6 +154,12 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
   } finally {
     await server.stop();
   }
+}
+
+/** Redis's used_memory, and the bytes of the target's own keys. */
+async function redisMemory({ redis, prefix }: RedisUse): Promise<{ used: number; keys: number }> {
+  const [reading, keys] = await Promise.all([redis.reading(), redis.keysMemory(prefix)]);
+  return { used: reading.usedMemory, keys };
 }
 
 async function measureStdio(target: Target, s: Settings, progress: (line: string) => void): Promise<Figures> {

@@ -11,6 +11,10 @@ export interface Results {
   medians: Record<string, Figures>;
   ratios: Ratio[];
   targets: TargetCheck[];
+  /** The Redis the Redis-backed target used (URL without password). */
+  redis?: { url: string; version: string };
+  /** Targets asked for but not measured, and why (e.g. Redis does not answer). */
+  skipped?: { target: string; reason: string }[];
 }
 
 export interface Ratio {
@@ -43,12 +47,18 @@ const HTTP_ROWS: Row[] = [
     { metric: `echo${c}P50`, label: `echo c=${c}, p50 ms`, format: fixed(2), higher: false },
     { metric: `echo${c}P99`, label: `echo c=${c}, p99 ms`, format: fixed(2), higher: false },
     { metric: `echo${c}CpuUs`, label: `echo c=${c}, server CPU µs per call`, format: fixed(1), higher: false },
+    // Redis-backed targets only: what the Redis process spent, and the commands it served, per call.
+    { metric: `echo${c}RedisCpuUs`, label: `echo c=${c}, Redis CPU µs per call`, format: fixed(1), higher: false },
+    { metric: `echo${c}RedisCommands`, label: `echo c=${c}, Redis commands per call`, format: fixed(1), higher: false },
   ]),
+  { metric: 'echo64RedisKbPerCall', label: 'echo c=64, Redis memory growth KB per call', format: fixed(2), higher: false },
   { metric: 'bigMBps', label: 'big (1 MB result), MB/s', format: int, higher: true },
   { metric: 'sessionsPerS', label: 'sessions/s (initialize → DELETE)', format: int, higher: true },
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
   { metric: 'kbPerSession', label: 'KB per open session (RSS)', format: fixed(1), higher: false },
   { metric: 'heapKbPerSession', label: 'KB per open session (heap)', format: fixed(1), higher: false },
+  { metric: 'redisKeysKbPerSession', label: 'KB per open session in Redis (its keys)', format: fixed(1), higher: false },
+  { metric: 'redisKbPerSession', label: 'KB per open session in Redis (used_memory)', format: fixed(1), higher: false },
 ];
 
 const STDIO_ROWS: Row[] = [
@@ -70,9 +80,40 @@ const RATIO_METRICS = new Set([
   'stdioPipelinedRps',
 ]);
 
-/** mcpx ÷ each other server, for every compared metric both have. */
+/** Redis-backed ÷ in-memory: what sharing state through Redis costs. */
+const REDIS_RATIO_METRICS = [
+  'echo1Rps',
+  'echo16Rps',
+  'echo64Rps',
+  'echo1CpuUs',
+  'echo16CpuUs',
+  'echo64CpuUs',
+  'echo64P50',
+  'echo64P99',
+  'bigMBps',
+  'sessionsPerS',
+  'kbPerSession',
+  'heapKbPerSession',
+];
+
+/** The in-memory mcpx target each Redis-backed one is compared with. */
+const IN_MEMORY_OF: Record<string, string> = { 'mcpx-redis': 'mcpx-sse' };
+
+/**
+ * mcpx ÷ each other server, for every compared metric both have; and each Redis-backed mcpx
+ * target ÷ the same server in memory.
+ */
 export function ratiosOf(medians: Record<string, Figures>, measured: Target[]): Ratio[] {
   const ratios: Ratio[] = [];
+  for (const redis of measured.filter((t) => t.redis)) {
+    const memory = IN_MEMORY_OF[redis.key];
+    if (!memory || !measured.some((t) => t.key === memory)) continue;
+    for (const metric of REDIS_RATIO_METRICS) {
+      const a = medians[redis.key]?.[metric];
+      const b = medians[memory]?.[metric];
+      if (a !== undefined && b !== undefined && b > 0) ratios.push({ metric, mcpx: redis.key, versus: memory, value: a / b });
+    }
+  }
   for (const mine of measured.filter((t) => t.family === 'mcpx')) {
     for (const other of measured.filter((t) => t.family !== 'mcpx' && t.transport === mine.transport)) {
       for (const row of mine.transport === 'http' ? HTTP_ROWS : STDIO_ROWS) {
@@ -109,6 +150,20 @@ export function checkTargets(medians: Record<string, Figures>): TargetCheck[] {
   if (m.kbPerSession !== undefined) checks.push({ goal: '≤ 15 KB per open idle session', figure: `${m.kbPerSession.toFixed(1)} KB`, met: m.kbPerSession <= 15 });
   ratio('stdio, 64 in flight ≥ 2× the SDK', stdio.stdioPipelinedRps, sdkStdio.stdioPipelinedRps, 2, 'x');
   ratio('1 MB results ≥ 80% of the raw route’s MB/s', m.bigMBps, raw.bigMBps, 0.8, '%');
+  // Scale-out: state shared through Redis may cost at most twice the in-memory server's CPU per
+  // call, and must keep a clear lead over the SDK (which keeps its sessions in memory).
+  const redis = medians['mcpx-redis'];
+  if (redis) {
+    if (redis.echo64CpuUs !== undefined && m.echo64CpuUs !== undefined) {
+      const r = redis.echo64CpuUs / m.echo64CpuUs;
+      checks.push({
+        goal: 'on Redis: server CPU per echo call (c=64) ≤ 2× in memory',
+        figure: `${r.toFixed(2)}× (${redis.echo64CpuUs.toFixed(1)} µs ÷ ${m.echo64CpuUs.toFixed(1)} µs)`,
+        met: r <= 2,
+      });
+    }
+    ratio('on Redis: echo c=64 ≥ 3× the SDK', redis.echo64Rps, sdk.echo64Rps, 3, 'x');
+  }
   return checks;
 }
 
@@ -135,15 +190,17 @@ export function markdown(results: Results, measured: Target[]): string {
     '',
     `Node ${machine.node}, ${machine.platform}, ${machine.cpus} × ${machine.cpuModel}. ` +
       `Medians of ${s.rounds} interleaved round${s.rounds > 1 ? 's' : ''}; ${s.callS} s per run; ` +
-      `sessions/s on ${s.sessionConnections} connections; big on ${s.bigConnections}; memory with ${s.memorySessions} open sessions.`,
+      `sessions/s on ${s.sessionConnections} connections; big on ${s.bigConnections}; memory with ${s.memorySessions} open sessions.` +
+      (results.redis ? ` Redis ${results.redis.version} at ${results.redis.url}.` : ''),
     '',
   ];
+  for (const skip of results.skipped ?? []) lines.push(`Not measured: ${label(skip.target)}: ${skip.reason}.`, '');
   if (http.length) lines.push(...table('Streamable HTTP', HTTP_ROWS, http, results.medians));
   if (stdio.length) lines.push(...table('stdio', STDIO_ROWS, stdio, results.medians));
 
   const rows = HTTP_ROWS.concat(STDIO_ROWS);
   for (const transport of ['http', 'stdio'] as const) {
-    const ratios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.mcpx)?.transport === transport);
+    const ratios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.mcpx)?.transport === transport && TARGETS.find((t) => t.key === r.versus)?.family !== 'mcpx');
     const versus = [...new Set(ratios.map((r) => r.versus))];
     if (!versus.length) continue;
     lines.push(`### Ratios, ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (mcpx ÷ other: above 1 is better for mcpx, except CPU per call and KB per session)`, '');
@@ -160,6 +217,12 @@ export function markdown(results: Results, measured: Target[]): string {
       });
       lines.push(`| ${label(r.mcpx)}: ${row.label} | ${cells.join(' | ')} |`);
     }
+    lines.push('');
+  }
+  const redisRatios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.versus)?.family === 'mcpx');
+  if (redisRatios.length) {
+    lines.push('### On Redis ÷ in memory (same run; req/s, MB/s, sessions/s: below 1 is slower on Redis; the others: above 1 costs more)', '', '| | ratio |', '|---|---:|');
+    for (const r of redisRatios) lines.push(`| ${label(r.mcpx)} ÷ ${label(r.versus)}: ${rows.find((x) => x.metric === r.metric)!.label} | ${r.value.toFixed(2)}× |`);
     lines.push('');
   }
   if (results.targets.length) {

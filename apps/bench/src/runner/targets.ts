@@ -13,10 +13,14 @@ export interface Target {
   mcp: boolean;
   /** Measured in the modern era (2026-07-28: per-request _meta, no sessions) instead of the legacy one. */
   modern?: boolean;
+  /** Shares its state through Redis (at MCPX_BENCH_REDIS_URL): skipped when Redis does not answer. */
+  redis?: boolean;
 }
 
 export const TARGETS: Target[] = [
   { key: 'mcpx-sse', label: 'mcpx SSE', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: true, mcp: true },
+  // The in-memory server above, with its sessions, event log and bus in Redis: measured right after it.
+  { key: 'mcpx-redis', label: 'mcpx SSE on Redis', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--redis'], stateful: true, mcp: true, redis: true },
   { key: 'mcpx-json', label: 'mcpx JSON', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--json-response'], stateful: true, mcp: true },
   { key: 'mcpx-2026', label: 'mcpx 2026-07-28', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: false, mcp: true, modern: true },
   { key: 'mcpx-stateless', label: 'mcpx stateless', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--stateless'], stateful: false, mcp: true },
