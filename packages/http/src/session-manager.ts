@@ -31,10 +31,8 @@ export class SessionManager {
     this.cluster?.onSessionEvent(({ type, sessionId }) => {
       const copy = this.sessions.get(sessionId);
       if (!copy) return;
-      if (type === 'sessionClosed') {
-        this.forgetCopy(sessionId);
-        copy.close();
-      } else {
+      if (type === 'sessionClosed') this.endCopy(sessionId);
+      else {
         this.cluster!.cluster.sessions.peek(sessionId).then(
           (record) => (record ? copy.apply(record) : undefined),
           (err) => this.onError(err),
@@ -82,11 +80,7 @@ export class SessionManager {
     const record = await this.shielded(() => this.cluster!.cluster.sessions.load(id, this.idleTimeoutMs));
     if (!record) {
       // Deleted or expired elsewhere: whatever this copy still ran for it stops.
-      const stale = this.sessions.get(id);
-      if (stale) {
-        this.forgetCopy(id);
-        stale.close();
-      }
+      this.endCopy(id);
       return undefined;
     }
     if (record.owner !== owner) return undefined;
@@ -109,11 +103,7 @@ export class SessionManager {
     const existed = await this.shielded(() => cluster.sessions.delete(id));
     await this.shielded(async () => (this.store as SharedEventLog).dropSession(id));
     this.cluster.sessionClosed(id);
-    const copy = this.sessions.get(id);
-    if (copy) {
-      this.forgetCopy(id);
-      copy.close();
-    }
+    this.endCopy(id);
     return existed;
   }
 
@@ -125,6 +115,14 @@ export class SessionManager {
       if (err instanceof ClusterUnavailableError) throw err;
       throw new ClusterUnavailableError(undefined, { cause: err });
     }
+  }
+
+  /** The session is gone (deleted, expired): this instance's copy stops what it runs and ends its streams. */
+  private endCopy(id: string): void {
+    const copy = this.sessions.get(id);
+    if (!copy) return;
+    this.forgetCopy(id);
+    copy.close();
   }
 
   private forgetCopy(id: string): void {

@@ -154,7 +154,7 @@ export class McpEngine {
         logger: this.logger,
         subscriptions: this.subscriptions,
         getSession: (id) => this.sessions.get(id),
-        taskChanged: (taskId) => tasks.wakeWaiters(taskId),
+        taskChanged: (taskId) => tasks.wake(taskId),
         cancelTask: (taskId) => tasks.abortRunning(taskId),
         answerTask: (taskId, responses) => void tasks.answerRunning(taskId, responses).catch((err) => this.logger.error({ err, taskId }, 'could not answer a task')),
       });

@@ -588,11 +588,6 @@ export class TaskManager {
     if (inputs && inputs.answer(responses) > 0) await this.publishInputs(taskId);
   }
 
-  /** Wakes this instance's waiters for a task another instance changed. */
-  wakeWaiters(taskId: string): void {
-    this.wake(taskId);
-  }
-
   /** A task's record changed: its waiters here and on other instances wake. */
   private changed(taskId: string): void {
     this.wake(taskId);
@@ -623,7 +618,8 @@ export class TaskManager {
     });
   }
 
-  private wake(taskId: string): void {
+  /** Wakes this instance's waiters for a task (changed here, or by another instance). */
+  wake(taskId: string): void {
     for (const done of [...(this.waiters.get(taskId) ?? [])]) done();
   }
 
