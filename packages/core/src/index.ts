@@ -72,3 +72,7 @@ export { InMemoryEventStore, type EventStore, type StoredEvent } from './stores/
 export { ManualClock, type Clock } from './clock';
 // Several instances sharing state (implemented by @mcpx/redis)
 export * from './cluster/cluster';
+
+// OpenTelemetry (docs/observability.md): the engine's instrumentation and the names it emits
+export type { Telemetry, RequestTrace, ChildSpan, TelemetryProviders, TelemetrySource, TraceScope } from './telemetry/telemetry';
+export * as semconv from './telemetry/semconv';

@@ -46,3 +46,7 @@ export { compact } from './compact';
 
 // Event store plumbing (EventStore and InMemoryEventStore are in '@mcpx/core')
 export { eventId, parseEventId } from './stores/event-store';
+
+// Telemetry: where a message came from, as spans and metrics record it
+export { STDIO_ORIGIN, type RequestOrigin } from './telemetry/origin';
+export { startOtelFor, envFlag, type OtelHandle } from './telemetry/start-otel';

@@ -12,7 +12,7 @@ const EXPORTS = [
   'audio', 'buildPromptEntry', 'buildResourceEntry', 'buildTemplateEntry', 'buildToolEntry',
   'checkElicitationSchema', 'classToJsonSchema', 'compileJsonSchema', 'createEngine', 'definitionWarnings',
   'embeddedResource', 'formatIssues', 'getFieldOptions', 'getServerOptions', 'image', 'isContentBlock',
-  'relatedTask', 'resourceLink', 'streamWriter', 'text', 'toElicitationSchema', 'toolError', 'userMessage',
+  'relatedTask', 'resourceLink', 'semconv', 'streamWriter', 'text', 'toElicitationSchema', 'toolError', 'userMessage',
   'validateElicitedContent', 'validateInput',
 ];
 
@@ -20,12 +20,12 @@ const EXPORTS = [
 const TRANSPORT_EXPORTS = [
   'ALL_PROTOCOL_VERSIONS', 'ClusterLink', 'DEFAULT_MESSAGE_LIMITS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'LazyAbort',
   'META', 'MODERN_PROTOCOL_VERSIONS', 'MRTR_METHODS', 'McpEngine', 'ModernRequests', 'ModernStream',
-  'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits',
-  'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'errorResponse', 'eventId',
+  'STDIO_ORIGIN', 'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits',
+  'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'envFlag', 'errorResponse', 'eventId',
   'headerParameters',
   'isLoggingLevel', 'isModernProtocolVersion', 'isRefusal', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'parseEventId',
   'parseMessage', 'readModernClaim', 'resolveArgumentLimits', 'resolveMessageLimits', 'resultResponse', 'scanMessage',
-  'scanObject', 'serverInfoOf', 'sessionLogId', 'systemClock', 'toCallToolResult', 'toCompleteResult',
+  'scanObject', 'serverInfoOf', 'sessionLogId', 'startOtelFor', 'systemClock', 'toCallToolResult', 'toCompleteResult',
   'toGetPromptResult', 'toReadResourceResult', 'tooManyInFlight', 'unsupportedVersion',
 ];
 

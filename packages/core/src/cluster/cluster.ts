@@ -53,6 +53,8 @@ export interface SessionRecord {
   principal?: Principal;
   /** Whether a GET stream was ever opened (the first one gets what was sent before it). */
   standaloneOpened?: boolean;
+  /** When initialize opened it (ms since the epoch): the start of `mcp.server.session.duration`, whichever instance ends it. */
+  openedAt?: number;
 }
 
 export type SessionPatch = Partial<Pick<SessionRecord, 'state' | 'logLevel' | 'standaloneOpened'>>;

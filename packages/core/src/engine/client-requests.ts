@@ -8,6 +8,9 @@ import { formatIssues } from '../schema/class-validation';
 import { compileJsonSchema } from '../schema/json-schema-validation';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { RequestContext } from './context';
+import { InputNeeded } from './input-required';
+import type { ChildSpan } from '../telemetry/telemetry';
+import { ModernHost } from '../eras/modern/modern-host';
 
 /**
  * Requests a handler makes of the client: sampling, elicitation, roots. Each checks what the
@@ -94,11 +97,25 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 async function send(ctx: RequestContext, method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<Record<string, unknown>> {
   const task = ctx.task;
   if (task) params = { ...params, _meta: { ...(params._meta as object), [RELATED_TASK]: { taskId: task.id } } };
+  // The question gets a CLIENT span of its own, its trace context in the request's _meta; not a
+  // 2026-07-28 retry's replay of a question the client has answered already (nothing is sent).
+  let span: ChildSpan | undefined;
+  if (ctx.trace && !(ctx.host instanceof ModernHost && ctx.host.hasAnswerFor(method))) {
+    const meta: Record<string, unknown> = { ...(params._meta as object) };
+    span = ctx.engine.telemetry.startClientRequest(method, ctx.traceContext, meta, ctx.session?.telemetryId);
+    if (span) params = { ...params, _meta: meta };
+  }
   // A task waiting on its client says so: input_required until the answer comes.
   task?.inputRequired(true);
   try {
-    return await ctx.host.ask(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs });
+    const result = await ctx.host.ask(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs });
+    span?.end();
+    return result;
   } catch (err) {
+    // 2026-07-28: the question goes back to the client with the result (input_required); that is no failure.
+    if (err instanceof InputNeeded) span?.end();
+    else if (err instanceof McpError && !ctx.aborted) span?.end(String(err.code), err.message);
+    else span?.end(ctx.aborted ? 'cancelled' : '_OTHER', err instanceof Error ? err.message : undefined);
     // An McpError here is the client's error reply or its silence (not a protocol error the tool
     // author chose to throw); an abort keeps its reason.
     if (err instanceof McpError && !ctx.aborted) throw new ClientRequestError(method, err);

@@ -1,3 +1,4 @@
+import { context as otelContext, INVALID_SPAN_CONTEXT, trace as otelTrace, type Context, type Span } from '@opentelemetry/api';
 import type { Principal } from '../auth/principal';
 import type { RequestId } from '../protocol/jsonrpc';
 import type { ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, Implementation, Meta, Root } from '../protocol/types';
@@ -9,6 +10,7 @@ import { McpLogger } from './mcp-logger';
 import type { McpEngine } from './engine';
 import type { RequestEnv, RequestHost } from './request-env';
 import type { Session } from '../eras/legacy/session';
+import type { ChildSpan, RequestTrace } from '../telemetry/telemetry';
 
 /** The task a handler runs as (task-augmented tools/call), as its context sees it. */
 export interface TaskHandle {
@@ -31,6 +33,8 @@ export class RequestContext {
   cacheHint?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
   /** What the client brought back for this round of a multi round-trip request (see inputResponses). */
   input?: { responses?: Record<string, unknown>; state?: unknown };
+  /** The request's telemetry (a task's work: the task's span); undefined while telemetry is off. */
+  trace?: RequestTrace | ChildSpan;
 
   constructor(
     /** Where the request runs: the engine, the framework logger, the way to ask the client. */
@@ -107,10 +111,33 @@ export class RequestContext {
     return typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
 
-  /** Logs to pino (with session and request ids) and, at or above the session's level, to the client. */
+  /**
+   * The request's OpenTelemetry span (a task's work: the task's span); a non-recording span while
+   * tracing is off. Add attributes and events to it; start your own spans under `traceContext`.
+   */
+  get span(): Span {
+    return this.trace?.span ?? otelTrace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+  }
+
+  /**
+   * The trace context the handler runs in: pass it as the parent of spans you start
+   * (`tracer.startActiveSpan(name, {}, ctx.traceContext, fn)`). With a context manager registered
+   * (the Node SDK registers one) the handler already runs in it, so `startActiveSpan(name, fn)` nests too.
+   */
+  get traceContext(): Context {
+    return this.trace?.context ?? otelContext.active();
+  }
+
+  /** Logs to pino (with session and request ids, and the trace's ids) and, at or above the session's level, to the client. */
   get log(): McpLogger {
+    const spanContext = this.trace?.span?.spanContext();
+    const bindings: Record<string, unknown> = this.task ? { requestId: this.requestId, taskId: this.task.id } : { requestId: this.requestId };
+    if (spanContext && spanContext.traceId !== INVALID_SPAN_CONTEXT.traceId) {
+      bindings.trace_id = spanContext.traceId;
+      bindings.span_id = spanContext.spanId;
+    }
     return (this.logger ??= new McpLogger(
-      this.host.logger.child(this.task ? { requestId: this.requestId, taskId: this.task.id } : { requestId: this.requestId }),
+      this.host.logger.child(bindings),
       this.env,
       this.channel,
       undefined,

@@ -20,6 +20,13 @@ import { ModernRequests, type ModernOptions } from '../eras/modern/modern-reques
 import { ListenSubscriptions } from '../eras/modern/subscriptions';
 import type { Cluster } from '../cluster/cluster';
 import { ClusterLink } from '../cluster/cluster-link';
+import { Telemetry } from '../telemetry/telemetry';
+import type { RequestOrigin } from '../telemetry/origin';
+import { legacyMethods } from '../eras/legacy/methods';
+import { modernMethods } from '../eras/modern/methods';
+
+/** Notifications a client may send, as telemetry names them (any other is `_OTHER`). */
+const CLIENT_NOTIFICATIONS = new Set(['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'notifications/tasks/status']);
 
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -111,6 +118,8 @@ export class McpEngine {
   readonly subscriptions: ListenSubscriptions;
   /** Set when other instances share this server's state: fan-out and routing go through it. */
   readonly cluster?: ClusterLink;
+  /** OpenTelemetry spans and metrics (docs/observability.md): through the global providers unless given others with `telemetry.use()`. */
+  readonly telemetry: Telemetry;
   private readonly sessions = new Map<string, Session>();
   private readonly rootsListeners: ((session: Session) => unknown)[] = [];
   private pendingListChanges = new Set<string>();
@@ -147,9 +156,15 @@ export class McpEngine {
       positiveInteger(options.maxTasksPerPrincipal, 100, 'maxTasksPerPrincipal'),
     );
     this.modern = new ModernRequests(this, options);
+    const tasks = this.tasks;
+    this.telemetry = new Telemetry({
+      isKnownMethod: (method) => legacyMethods.has(method) || modernMethods.has(method) || CLIENT_NOTIFICATIONS.has(method),
+      isKnownTool: (name) => registry.tools.has(name),
+      isKnownPrompt: (name) => registry.prompts.has(name),
+      taskCounts: () => tasks.countByStatus(),
+    });
     this.subscriptions = new ListenSubscriptions(this.logger);
     if (options.cluster) {
-      const tasks = this.tasks;
       this.cluster = new ClusterLink(options.cluster, {
         logger: this.logger,
         subscriptions: this.subscriptions,
@@ -179,10 +194,16 @@ export class McpEngine {
    */
   /** `principal`: who the session acts for (bound for its life; a request may bring a newer token of the same principal). */
   /** `stateless`: the session serves one request (stateless HTTP): nothing unsolicited, and no requests to the client. */
-  createSession(outlet: MessageChannel, id: string = randomUUID(), options: { unsolicited?: boolean; stateless?: boolean; principal?: Principal } = {}): Session {
+  /** `origin`: where the client is (telemetry's `network.*`), unless a request brings its own. */
+  createSession(
+    outlet: MessageChannel,
+    id: string = randomUUID(),
+    options: { unsolicited?: boolean; stateless?: boolean; principal?: Principal; origin?: RequestOrigin } = {},
+  ): Session {
     const stateless = options.stateless ?? false;
     const session = new Session(this, id, outlet, !stateless && (options.unsolicited ?? true), stateless);
     session.principal = options.principal;
+    session.origin = options.origin;
     this.sessions.set(id, session);
     return session;
   }

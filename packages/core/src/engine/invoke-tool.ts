@@ -31,7 +31,8 @@ export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>
     if (err instanceof InputNeeded) throw err; // not a failure: the call waits on the client
     // 2026-07-28 makes a missing client capability a protocol error (-32021), not a tool result.
     if (err instanceof ClientCapabilityError && ctx.env.era === 'modern') throw err.toMcpError();
-    // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log.
+    // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log (and on the span).
+    if (ctx.trace?.span && err instanceof Error) ctx.trace.span.recordException(err);
     ctx.host.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
     const message = err instanceof Error ? err.message : String(err);
     return { content: [text(message || 'The tool failed')], isError: true };

@@ -55,6 +55,8 @@ export interface TaskStore {
   deleteExpired(now: number): Promise<string[]> | string[];
   /** Deletes every task of an owner; returns their ids. */
   deleteOwner(owner: string): Promise<string[]> | string[];
+  /** How many tasks it holds, by status, where it can tell cheaply (the `mcpx.task.count` gauge); optional. */
+  countByStatus?(): Record<string, number>;
 }
 
 /** Thrown by a store for a cursor it did not issue. */
@@ -67,6 +69,12 @@ export class InMemoryTaskStore implements TaskStore {
 
   create(record: TaskRecord): void {
     this.tasks.set(record.taskId, { ...record, seq: ++this.seq });
+  }
+
+  countByStatus(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const task of this.tasks.values()) counts[task.status] = (counts[task.status] ?? 0) + 1;
+    return counts;
   }
 
   get(taskId: string): TaskRecord | undefined {

@@ -19,6 +19,8 @@ import { systemClock, type Clock } from '../clock';
 import { TaskCallChannel, TaskCallHost, TaskInputs } from './task-call-host';
 import type { ClusterLink } from '../cluster/cluster-link';
 import { detailedTaskView, modernTaskView, type DetailedTask } from './tasks-extension';
+import type { ChildSpan } from '../telemetry/telemetry';
+import { ATTR_MCPX_TASK_STATUS, TOOL_ERROR } from '../telemetry/semconv';
 
 export interface TaskOptions {
   /** ttl when the client asks for none (default 1 h). */
@@ -167,8 +169,11 @@ export class TaskManager {
     };
     // The work gets a context of its own: the request's id and _meta (so its progressToken goes on), the task's signal and channel.
     const taskCtx = new RequestContext(session, ctx.env, ctx.requestId, ctx.method, ctx.meta, controller, channel, handle);
+    // The work's own span, a child of the call's: the trace goes on after the call is answered.
+    const span = ctx.engine.telemetry.startTask(entry.definition.name, record.taskId, ctx.traceContext);
+    taskCtx.trace = span;
     session.logger.info({ taskId: record.taskId, tool: entry.definition.name }, 'task started');
-    void this.run(record.taskId, entry, args, taskCtx);
+    void (span ? span.run(() => this.run(record.taskId, entry, args, taskCtx, span)) : this.run(record.taskId, entry, args, taskCtx));
     return { task: publicView(record) };
   }
 
@@ -181,8 +186,8 @@ export class TaskManager {
     return record;
   }
 
-  private async run(taskId: string, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<void> {
-    let status: TaskStatus;
+  private async run(taskId: string, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext, span?: ChildSpan): Promise<void> {
+    let status: TaskStatus = 'failed';
     let statusMessage: string | undefined;
     let outcome: TaskRecord['outcome'];
     try {
@@ -203,6 +208,7 @@ export class TaskManager {
       ctx.done = true;
       this.forgetRunning(taskId);
     }
+    span?.end(...taskSpanOutcome(ctx.aborted ? 'cancelled' : status, outcome, statusMessage));
     // A cancelled task stays cancelled, whatever the work did after.
     await this.transition(taskId, status, ctx.session!, { statusMessage, outcome });
   }
@@ -293,6 +299,8 @@ export class TaskManager {
     const controller = new LazyAbort();
     const work = new RequestContext(host, ctx.env, ctx.requestId, ctx.method, ctx.meta, controller, channel);
     work.input = ctx.input;
+    // Until it becomes a task, the work is the request's: its span, its questions' parent.
+    work.trace = ctx.trace;
     // Until the call is a task, cancelling the request cancels the work; after, only tasks/cancel does.
     const requestSignal = ctx.signal;
     const onRequestAbort = () => controller.abort(requestSignal.reason);
@@ -328,12 +336,15 @@ export class TaskManager {
       throw err;
     }
     logger.info({ tool: entry.definition.name }, 'task started');
-    void this.finishAsTask(taskId, first, entry, args, work);
+    // The work's own span, a child of the call's: the trace goes on after the call is answered.
+    const span = ctx.engine.telemetry.startTask(entry.definition.name, taskId, ctx.traceContext);
+    work.trace = span;
+    void (span ? span.run(() => this.finishAsTask(taskId, first, entry, args, work, span)) : this.finishAsTask(taskId, first, entry, args, work));
     return { ...modernTaskView(record), resultType: 'task' };
   }
 
   /** Waits for the work to end (asking the client what an InputRequired asks, and running the tool again), then records how it ended. */
-  private async finishAsTask(taskId: string, first: Promise<CallToolResult>, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<void> {
+  private async finishAsTask(taskId: string, first: Promise<CallToolResult>, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext, span?: ChildSpan): Promise<void> {
     let patch: Partial<TaskRecord>;
     try {
       const result = await this.settleInputRounds(first, entry, args, ctx);
@@ -346,6 +357,7 @@ export class TaskManager {
     } finally {
       ctx.done = true;
     }
+    span?.end(...taskSpanOutcome(ctx.aborted ? 'cancelled' : patch.status!, patch.outcome, patch.statusMessage));
     try {
       // A cancelled task stays cancelled, whatever the work did after.
       await this.modernPatch(taskId, (current) => (TERMINAL_STATUSES.has(current.status) ? undefined : { ...patch, inputRequests: undefined }));
@@ -513,6 +525,11 @@ export class TaskManager {
     return ids.length;
   }
 
+  /** Tasks held, by status, where the store can count them (the `mcpx.task.count` gauge). */
+  countByStatus(): Record<string, number> | undefined {
+    return this.store.countByStatus?.();
+  }
+
   close(): void {
     this.stopSweeper();
     for (const id of [...this.running.keys()]) this.stop(id, 'server closing');
@@ -666,4 +683,13 @@ function taskError(err: unknown): JsonRpcErrorObject {
     return error.data === undefined ? { code, message: error.message } : { code, message: error.message, data: error.data };
   }
   return { code: ErrorCode.InternalError, message: 'Internal error while running the task' };
+}
+
+/** How a task's span ends: `error.type` (the JSON-RPC code, `tool_error` for isError, `cancelled`), its message, and the status. */
+function taskSpanOutcome(status: TaskStatus, outcome: TaskRecord['outcome'], message: string | undefined): [string | undefined, string | undefined, Record<string, string>] {
+  const attributes = { [ATTR_MCPX_TASK_STATUS]: status };
+  if (status === 'cancelled') return ['cancelled', 'The task was cancelled', attributes];
+  if (outcome && 'error' in outcome) return [String(outcome.error.code), outcome.error.message, attributes];
+  if (outcome && outcome.result.isError === true) return [TOOL_ERROR, message ?? 'The tool reported an error (isError)', attributes];
+  return [undefined, undefined, attributes];
 }

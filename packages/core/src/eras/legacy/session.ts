@@ -27,6 +27,7 @@ import { answerInputRounds } from '../../engine/input-rounds';
 import { InputRequired } from '../../engine/input-required';
 import { MRTR_METHODS } from '../modern/methods';
 import { streamWriter, type SessionPatch } from '../../cluster/cluster';
+import type { RequestOrigin } from '../../telemetry/origin';
 
 /**
  * How a session's changes reach the other instances sharing it (several instances on one store,
@@ -71,6 +72,12 @@ export class Session implements RequestHost {
   private clientLogger?: McpLogger;
   /** Set when other instances share this session: its changes are written through it. */
   sync?: SessionSync;
+  /** Where the session's client is (HTTP, stdio): its requests' telemetry records it unless a request brings its own. */
+  origin?: RequestOrigin;
+  /** `mcp.session.id` in telemetry: the id as logs show it (none in stateless HTTP and over stdio, which hold no session id). */
+  readonly telemetryId: string | undefined;
+  /** When the session opened (ms since the epoch); a copy of a shared session takes the record's. */
+  openedAt = Date.now();
 
   constructor(
     readonly engine: McpEngine,
@@ -84,6 +91,8 @@ export class Session implements RequestHost {
   ) {
     this.logLevel = engine.options.clientLogLevel;
     this.logId = stateless ? undefined : sessionLogId(id);
+    this.telemetryId = id === 'stdio' ? undefined : this.logId;
+    if (!stateless) engine.telemetry.sessionOpened();
     this.logger = stateless ? engine.logger : engine.logger.child({ session: sessionLogId(id) });
     // A stateless session's outlet reaches no one: nothing to log there.
     this.outlet = stateless ? outlet : loggedChannel(outlet, this.messageLog(engine.logger));
@@ -180,8 +189,12 @@ export class Session implements RequestHost {
    * request (a child carrying its own context, such as an HTTP request id): the request's log
    * line and, at debug, its messages go there; by default, to the engine's logger.
    */
-  async handleRequest(request: JsonRpcRequest, channel: MessageChannel, principal?: Principal, log?: Logger): Promise<JsonRpcResponse | null> {
-    const logger = log ?? this.engine.logger;
+  async handleRequest(request: JsonRpcRequest, channel: MessageChannel, principal?: Principal, log?: Logger, origin?: RequestOrigin): Promise<JsonRpcResponse | null> {
+    const { id, method } = request;
+    const trace = this.engine.telemetry.startRequest(method, id, request.params, { sessionId: this.telemetryId, origin: origin ?? this.origin });
+    let logger = log ?? this.engine.logger;
+    const traced = trace?.logFields();
+    if (traced) logger = logger.child(traced);
     // Nothing is timed or serialised for the log unless its level is on.
     const startedAt = logger.isLevelEnabled('info') ? performance.now() : -1;
     const messages = startedAt >= 0 && logger.isLevelEnabled('debug') ? this.messageLog(logger) : undefined;
@@ -189,7 +202,6 @@ export class Session implements RequestHost {
       logMessage(messages, 'in', request);
       channel = loggedChannel(channel, messages);
     }
-    const { id, method } = request;
     const handler = legacyMethods.get(method);
     let response: JsonRpcResponse | null | undefined = this.refusal(id, method, handler);
     if (!response) {
@@ -199,18 +211,20 @@ export class Session implements RequestHost {
       const meta = params._meta as Record<string, unknown> | undefined;
       // The request's own token (it may carry scopes granted since initialize), else the session's.
       const ctx = new RequestContext(this, this.envFor(principal), id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
+      ctx.trace = trace;
       try {
         let result: Record<string, unknown>;
         try {
-          result = await handler!(params, ctx);
+          result = await (trace ? trace.run(() => handler!(params, ctx)) : handler!(params, ctx));
         } catch (err) {
           // Only a handler that asks the client (the lower-level form) pays for the rounds.
           if (!(err instanceof InputRequired) || !MRTR_METHODS.has(method)) throw err;
-          result = await answerInputRounds(handler!, params, ctx, err);
+          result = await (trace ? trace.run(() => answerInputRounds(handler!, params, ctx, err)) : answerInputRounds(handler!, params, ctx, err));
         }
         response = abort.aborted ? null : resultResponse(id, result);
       } catch (err) {
-        response = abort.aborted ? null : errorResponseFor(id, method, err, this.logger);
+        trace?.exception(err);
+        response = abort.aborted ? null : errorResponseFor(id, method, err, traced ? this.logger.child(traced) : this.logger);
       } finally {
         ctx.done = true;
         this.inFlight.delete(id);
@@ -218,6 +232,7 @@ export class Session implements RequestHost {
     }
     if (messages && response) logMessage(messages, 'out', response);
     if (startedAt >= 0) logRequest(logger, this.logId, request, response, startedAt);
+    trace?.end(response, this.protocolVersion);
     return response;
   }
 
@@ -231,7 +246,16 @@ export class Session implements RequestHost {
     return inFlightRefusal(this.inFlight, id, this.engine.options.maxRequestsInFlight);
   }
 
-  handleNotification(notification: JsonRpcNotification): void {
+  handleNotification(notification: JsonRpcNotification, origin?: RequestOrigin): void {
+    const trace = this.engine.telemetry.startRequest(notification.method, undefined, notification.params, { sessionId: this.telemetryId, origin: origin ?? this.origin });
+    try {
+      this.applyNotification(notification);
+    } finally {
+      trace?.end(undefined, this.protocolVersion);
+    }
+  }
+
+  private applyNotification(notification: JsonRpcNotification): void {
     const logger = this.engine.logger;
     if (logger.isLevelEnabled('debug')) {
       logMessage(this.messageLog(logger), 'in', notification);
@@ -348,11 +372,15 @@ export class Session implements RequestHost {
     this.outlet.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
   }
 
-  /** Ends the session: aborts its requests in flight and stops its tasks. */
-  close(): void {
+  /**
+   * Ends the session: aborts its requests in flight and stops its tasks. `endedHere` false: a copy
+   * of a shared session another instance ended (that one records its duration).
+   */
+  close(endedHere = true): void {
     if (this.state === 'closed') return;
     this.end('session closed');
     this.engine.forget(this);
+    if (!this.stateless) this.engine.telemetry.sessionEnded(endedHere, this.openedAt, this.protocolVersion, this.origin);
   }
 
   /**
@@ -363,6 +391,7 @@ export class Session implements RequestHost {
     if (this.state === 'closed') return;
     this.end('session released');
     this.engine.forget(this, { keepTasks: true });
+    if (!this.stateless) this.engine.telemetry.sessionEnded(false, this.openedAt, this.protocolVersion, this.origin);
   }
 
   private end(reason: string): void {

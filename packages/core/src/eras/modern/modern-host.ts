@@ -28,6 +28,11 @@ export class ModernHost implements RequestHost {
     private readonly answers: Record<string, unknown> | undefined,
   ) {}
 
+  /** Whether the handler's next `method` question is answered by what this round brought (then nothing goes to the client). */
+  hasAnswerFor(method: string): boolean {
+    return this.answers !== undefined && Object.hasOwn(this.answers, inputKey(method, this.asked + 1));
+  }
+
   ask(method: string, params: Record<string, unknown>, _channel: MessageChannel, options: { signal?: AbortSignal }): Promise<Record<string, unknown>> {
     if (!this.answers) {
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask the client for input: only tools/call, prompts/get and resources/read can (protocol 2026-07-28)`));

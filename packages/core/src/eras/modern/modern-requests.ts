@@ -19,6 +19,8 @@ import { modernMethods, MRTR_METHODS } from './methods';
 import { ModernHost } from './modern-host';
 import { RequestStateError, RequestStateSealer, requestDigest, type StatePayload } from './request-state';
 import { checkCacheHint, completeResult, type CacheHint } from './result-shape';
+import type { RequestOrigin } from '../../telemetry/origin';
+import type { RequestTrace } from '../../telemetry/telemetry';
 
 export interface ModernOptions {
   /** The key requestState is sealed with; every instance of a deployment must share it. Default: MCPX_REQUEST_STATE_KEY, else a random key per process. */
@@ -38,6 +40,8 @@ export interface ModernRequestOptions {
   abort?: LazyAbort;
   /** The `_meta` claim, when the transport already read it (HTTP reads it to check headers). */
   claim?: ModernClaim;
+  /** Where the request came from (telemetry's `network.*` and the HTTP headers' trace context). */
+  origin?: RequestOrigin;
 }
 
 /** How long a requestState is honoured by default. */
@@ -81,22 +85,41 @@ export class ModernRequests {
   /** Serves one modern request to its response; null when it was cancelled (no response is due). */
   async handle(request: JsonRpcRequest, channel: MessageChannel, options: ModernRequestOptions = {}): Promise<JsonRpcResponse | null> {
     const engine = this.engine;
-    const logger = options.logger ?? engine.logger;
+    const trace = engine.telemetry.startRequest(request.method, request.id, request.params, { origin: options.origin });
+    let logger = options.logger ?? engine.logger;
+    const traced = trace?.logFields();
+    if (traced) logger = logger.child(traced);
+    const claim = options.claim ?? readModernClaim(request);
     const startedAt = logger.isLevelEnabled('info') ? performance.now() : -1;
     const messages: MessageLogTarget | undefined = startedAt >= 0 && logger.isLevelEnabled('debug') ? { logger, session: undefined, maxBytes: engine.debugMessageBytes } : undefined;
     if (messages) {
       logMessage(messages, 'in', request);
       channel = loggedChannel(channel, messages);
     }
-    const response = await this.respond(request, channel, options, logger);
+    let response: JsonRpcResponse | null;
+    try {
+      response = await (trace ? trace.run(() => this.respond(request, channel, options, logger, claim, trace)) : this.respond(request, channel, options, logger, claim, trace));
+    } catch (err) {
+      // What escapes (the transport answers it with -32603) still ends the span and the in-flight count.
+      trace?.exception(err);
+      trace?.end(errorResponse(request.id, ErrorCode.InternalError, err instanceof Error ? err.message : String(err)), isRefusal(claim) ? undefined : claim.protocolVersion);
+      throw err;
+    }
     if (messages && response) logMessage(messages, 'out', response);
     if (startedAt >= 0) logRequest(logger, undefined, request, response, startedAt);
+    trace?.end(response, isRefusal(claim) ? undefined : claim.protocolVersion);
     return response;
   }
 
-  private async respond(request: JsonRpcRequest, channel: MessageChannel, options: ModernRequestOptions, logger: Logger): Promise<JsonRpcResponse | null> {
+  private async respond(
+    request: JsonRpcRequest,
+    channel: MessageChannel,
+    options: ModernRequestOptions,
+    logger: Logger,
+    claim: ModernClaim | ReturnType<typeof readModernClaim>,
+    trace: RequestTrace | undefined,
+  ): Promise<JsonRpcResponse | null> {
     const { id, method } = request;
-    const claim = options.claim ?? readModernClaim(request);
     if (isRefusal(claim)) return errorResponse(id, claim.code, claim.message, claim.data);
     const handler = this.methods.get(method);
     if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
@@ -135,6 +158,7 @@ export class ModernRequests {
     const meta = params._meta as Record<string, unknown> | undefined;
     const ctx = new RequestContext(host, env, id, method, meta, abort, channel);
     if (round || responses) ctx.input = { responses, state: round?.state };
+    ctx.trace = trace;
     let result: Record<string, unknown> | undefined;
     let failure: unknown;
     let failed = false;
@@ -143,6 +167,7 @@ export class ModernRequests {
     } catch (err) {
       failed = true;
       failure = err;
+      trace?.exception(err);
     } finally {
       ctx.done = true;
     }

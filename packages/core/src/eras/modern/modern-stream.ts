@@ -4,7 +4,9 @@ import type { MessageChannel } from '../../engine/channel';
 import { CancelledError, inFlightRefusal } from '../../engine/dispatch';
 import type { McpEngine } from '../../engine/engine';
 import { LazyAbort } from '../../engine/lazy-abort';
+import { ErrorCode } from '../../protocol/errors';
 import { claimedVersion } from './meta';
+import type { RequestOrigin } from '../../telemetry/origin';
 
 /**
  * The modern requests of one message stream (stdio; an in-process client): 2026-07-28 has no
@@ -17,7 +19,7 @@ export class ModernStream {
 
   constructor(
     private readonly engine: McpEngine,
-    private readonly options: { principal?: Principal } = {},
+    private readonly options: { principal?: Principal; origin?: RequestOrigin } = {},
   ) {}
 
   /** Whether a message is a modern request (its `_meta` claims a protocol version). */
@@ -30,13 +32,15 @@ export class ModernStream {
     const { id } = request;
     const refused = inFlightRefusal(this.inFlight, id, this.engine.options.maxRequestsInFlight);
     if (refused) {
+      // Refused before any span starts: the cap is still counted as a refusal.
+      if (refused.error.code === ErrorCode.LimitExceeded) this.engine.telemetry.refused('limit', { limit: 'maxRequestsInFlight' });
       channel.send(refused);
       return;
     }
     const abort = new LazyAbort();
     this.inFlight.set(id, abort);
     try {
-      const response = await this.engine.modern.handle(request, channel, { abort, principal: this.options.principal });
+      const response = await this.engine.modern.handle(request, channel, { abort, principal: this.options.principal, origin: this.options.origin });
       if (response) channel.send(response);
     } finally {
       this.inFlight.delete(id);
