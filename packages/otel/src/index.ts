@@ -1,0 +1,2 @@
+export { startOtel, type OtelHandle, type OtelOptions } from './start-otel';
+export type { PrometheusScrape } from './prometheus';
