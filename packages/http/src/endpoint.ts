@@ -11,6 +11,7 @@ import {
   type JsonRpcRequest,
   type MessageChannel,
   type ParsedMessage,
+  type RequestOrigin,
 } from '@mcpx/core/transport';
 import { ownerOf } from './auth/guard';
 import { requestLogger } from './request-logger';
@@ -22,6 +23,7 @@ import { openConnection, refusedForScope, type EndpointContext } from './exchang
 import { handleModernPost, isModernPost } from './modern-endpoint';
 import { PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { followShared, followStandalone } from './cluster/follow-shared-log';
+import { originOf, traceAcceptedNotification } from './telemetry/request-origin';
 
 export type { EndpointContext } from './exchange';
 
@@ -53,20 +55,25 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
   const version = request.headers[PROTOCOL_VERSION_HEADER];
   if (version !== undefined && !isSupportedProtocolVersion(version)) return refuseVersion(reply, version);
 
-  if (ctx.options.stateless) return postStateless(ctx, parsed, request, reply);
+  const origin = originOf(request);
+  if (ctx.options.stateless) return postStateless(ctx, parsed, request, reply, origin);
 
   const isInitialize = parsed.kind === 'request' && parsed.message.method === 'initialize';
   const sessionId = sessionIdOf(request);
   if (isInitialize) {
     if (sessionId !== undefined) return sendHttpError(reply, 400, 'Bad Request: initialize starts a new session; send it without Mcp-Session-Id', TRANSPORT_ERROR, id);
     if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down', TRANSPORT_ERROR, id);
-    if (ctx.sessions.full) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: too many open sessions', TRANSPORT_ERROR, id);
-    return initialize(ctx, parsed.message as JsonRpcRequest, request, reply);
+    if (ctx.sessions.full) {
+      // A limit hit, though a 5xx: the refusal hook counts 4xx only.
+      ctx.engine.telemetry.refused('limit', { status: 503, limit: 'maxSessions' });
+      return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: too many open sessions', TRANSPORT_ERROR, id);
+    }
+    return initialize(ctx, parsed.message as JsonRpcRequest, request, reply, origin);
   }
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', TRANSPORT_ERROR, id);
   let http: HttpSession | undefined;
   try {
-    const found = lookup(ctx, sessionId, request);
+    const found = lookup(ctx, sessionId, request, origin);
     http = found instanceof Promise ? await found : found;
   } catch (err) {
     return unavailable(ctx, reply, err, id);
@@ -77,14 +84,15 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
   if (parsed.kind === 'invalid') return answerJson(reply, parsed.error, http.session.logger);
   if (parsed.kind !== 'request') {
     request.mcpLogged = true; // the engine logs notifications and responses at debug
-    await http.session.receive(parsed, http.outlet);
+    if (parsed.kind === 'notification') http.session.handleNotification(parsed.message, origin);
+    else await http.session.receive(parsed, http.outlet);
     return reply.code(202).send();
   }
   if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
   if (overInFlightCap(ctx, http.session.requestsInFlight, parsed.message.id, reply)) return reply;
   return ctx.options.jsonResponse
-    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet, request.principal, requestLogger(request)), http.session.logger)
-    : answerSse(ctx, http, parsed.message, request, reply);
+    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet, request.principal, requestLogger(request), origin), http.session.logger)
+    : answerSse(ctx, http, parsed.message, request, reply, origin);
 }
 
 /** 400 with UnsupportedProtocolVersion (-32022), listing the versions served; no id, as the body's version did not matter. */
@@ -103,8 +111,8 @@ function sessionOf(ctx: EndpointContext, sessionId: string, request: FastifyRequ
 }
 
 /** The session a request names: from this process, or when instances share sessions, from the shared store. */
-function lookup(ctx: EndpointContext, sessionId: string, request: FastifyRequest): HttpSession | undefined | Promise<HttpSession | undefined> {
-  return ctx.sessions.shared ? ctx.sessions.load(sessionId, ownerOf(request.principal)) : sessionOf(ctx, sessionId, request);
+function lookup(ctx: EndpointContext, sessionId: string, request: FastifyRequest, origin?: RequestOrigin): HttpSession | undefined | Promise<HttpSession | undefined> {
+  return ctx.sessions.shared ? ctx.sessions.load(sessionId, ownerOf(request.principal), origin) : sessionOf(ctx, sessionId, request);
 }
 
 /** The shared store cannot be reached: 503 with a JSON-RPC error, to retry shortly. Anything else is a real failure. */
@@ -137,11 +145,11 @@ function overInFlightCap(ctx: EndpointContext, inFlight: number, id: JsonRpcRequ
 }
 
 /** initialize is answered as JSON: the session id goes out only once the session exists. */
-async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const http = ctx.sessions.create();
+async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply, origin: RequestOrigin): Promise<unknown> {
+  const http = ctx.sessions.create(origin);
   http.owner = ownerOf(request.principal);
   http.session.principal = request.principal;
-  const response = await http.session.handleRequest(message, http.outlet, request.principal, requestLogger(request));
+  const response = await http.session.handleRequest(message, http.outlet, request.principal, requestLogger(request), origin);
   if (!response || 'error' in response) {
     ctx.sessions.close(http.id);
     return answerJson(reply, response, http.session.logger);
@@ -167,14 +175,14 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger
 }
 
 /** Streams a request: priming event, everything the request causes, then its response. */
-async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply, origin: RequestOrigin): Promise<void> {
   const stream = http.openRequestStream(message.id);
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
   const channel: MessageChannel = ctx.store ? stream : { get open() { return stream.open; }, send: (m) => stream.send(m) };
   let response: JsonRpcMessage | null = null;
   try {
-    response = await http.session.handleRequest(message, channel, request.principal, requestLogger(request));
+    response = await http.session.handleRequest(message, channel, request.principal, requestLogger(request), origin);
     if (response) stream.send(response);
   } finally {
     if (response || http.session.state === 'closed' || reply.raw.destroyed) stream.end();
@@ -185,17 +193,20 @@ async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonR
 }
 
 /** Stateless: a fresh session per POST, as if initialized, closed when the exchange ends. */
-async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply, origin: RequestOrigin): Promise<unknown> {
   if (parsed.kind === 'invalid') return reply.code(200).header('content-type', 'application/json').send(rpcErrorBody(parsed.error.error, parsed.error.id));
-  if (parsed.kind !== 'request') return reply.code(202).send();
+  if (parsed.kind !== 'request') {
+    if (parsed.kind === 'notification') traceAcceptedNotification(ctx.engine, parsed.message, request);
+    return reply.code(202).send();
+  }
   if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
-  const session = ctx.engine.createSession(NOWHERE, undefined, { stateless: true, principal: request.principal });
+  const session = ctx.engine.createSession(NOWHERE, undefined, { stateless: true, principal: request.principal, origin });
   try {
     if (parsed.message.method !== 'initialize') {
       const header = request.headers['mcp-protocol-version'];
       session.assumeInitialized(typeof header === 'string' ? header : '2025-03-26');
     }
-    if (ctx.options.jsonResponse) return answerJson(reply, await session.handleRequest(parsed.message, NOWHERE, undefined, requestLogger(request)), session.logger);
+    if (ctx.options.jsonResponse) return answerJson(reply, await session.handleRequest(parsed.message, NOWHERE, undefined, requestLogger(request), origin), session.logger);
     // No resumption without sessions: a plain stream, no polling close.
     const connection = openConnection(ctx, reply, { polling: false });
     const channel: MessageChannel = {
@@ -207,7 +218,7 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
         if (data !== undefined) connection.event(undefined, data);
       },
     };
-    const response = await session.handleRequest(parsed.message, channel, undefined, requestLogger(request));
+    const response = await session.handleRequest(parsed.message, channel, undefined, requestLogger(request), origin);
     if (response) channel.send(response);
     connection.close();
     return undefined;
@@ -234,7 +245,7 @@ export async function handleGet(ctx: EndpointContext, request: FastifyRequest, r
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
   let http: HttpSession | undefined;
   try {
-    const found = lookup(ctx, sessionId, request);
+    const found = lookup(ctx, sessionId, request, originOf(request));
     http = found instanceof Promise ? await found : found;
   } catch (err) {
     return unavailable(ctx, reply, err);

@@ -43,7 +43,11 @@ export function openConnection(ctx: EndpointContext, reply: FastifyReply, limits
   }
   reply.hijack();
   const { options } = ctx;
+  // `mcpx.sse.stream.active`: every SSE response of the endpoint opens here, and closes once.
+  const telemetry = ctx.engine.telemetry;
+  telemetry.streamsActive++;
   return new SseConnection(reply.raw, {
+    onClose: () => telemetry.streamsActive--,
     heartbeats: ctx.heartbeats,
     // Closing a connection early is only safe when the client can resume it (an event store).
     maxConnectionMs: limits.polling && ctx.store ? options.sseMaxConnectionMs : 0,

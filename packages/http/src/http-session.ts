@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, type EventStore, type Session, type SessionRecord, type SharedEventLog } from '@mcpx/core';
-import { encodeMessage, systemClock, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId } from '@mcpx/core/transport';
+import { encodeMessage, systemClock, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';
+import { peerOf } from './telemetry/request-origin';
 
 /** The id of each session's standalone (GET) stream. Request streams are numbered from 1. */
 const STANDALONE = '0';
@@ -47,7 +48,11 @@ export class HttpSession {
     private readonly clock: Clock = systemClock,
     /** How long the shared log keeps a stream not delivered in full (the session's idle limit). */
     private readonly sharedRetentionMs = 30 * 60_000,
+    /** The request that opened it (or this copy of it): where the client is, for telemetry. */
+    origin?: RequestOrigin,
   ) {
+    // The client's network only: the opening request's headers (its trace context) are no parent of later requests.
+    const peer = origin && peerOf(origin);
     this.lastActivity = clock.now();
     const self = this;
     this.cluster = engine.cluster;
@@ -64,7 +69,7 @@ export class HttpSession {
           if (data !== undefined) void Promise.resolve(log.append(self.id, STANDALONE, message, data)).catch(onError);
         },
       };
-      this.session = engine.createSession(this.outlet, id);
+      this.session = engine.createSession(this.outlet, id, { origin: peer });
       this.session.sync = {
         update: async (patch) => {
           await this.cluster!.cluster.sessions.update(id, patch);
@@ -86,7 +91,7 @@ export class HttpSession {
         else if (self.early.length < MAX_EARLY_MESSAGES) self.early.push(message);
       },
     };
-    this.session = engine.createSession(this.outlet, id);
+    this.session = engine.createSession(this.outlet, id, { origin: peer });
   }
 
   get id(): string {
@@ -188,6 +193,7 @@ export class HttpSession {
     session.logLevel = record.logLevel;
     session.principal = record.principal;
     this.owner = record.owner;
+    if (record.openedAt !== undefined) session.openedAt = record.openedAt;
     this.standaloneOpened ||= record.standaloneOpened === true;
     session.subscriptions.clear();
     for (const uri of record.subscriptions) session.subscriptions.add(uri);
@@ -207,6 +213,7 @@ export class HttpSession {
       subscriptions: [...s.subscriptions],
       owner: this.owner,
       principal: s.principal,
+      openedAt: s.openedAt,
     };
   }
 
@@ -223,9 +230,9 @@ export class HttpSession {
     return () => this.followers.delete(stop);
   }
 
-  /** Ends the session: aborts its requests, ends its streams, forgets its stored events. */
-  close(): void {
-    this.session.close();
+  /** Ends the session: aborts its requests, ends its streams, forgets its stored events. `endedHere` false: a shared session another instance ended. */
+  close(endedHere = true): void {
+    this.session.close(endedHere);
     this.endStreams();
     // A shared session's log is dropped by whoever deletes the session (see SessionManager.delete).
     if (this.store && !this.cluster) void Promise.resolve(this.store.dropSession(this.id)).catch(this.onError);

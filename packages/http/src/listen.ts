@@ -6,6 +6,7 @@ import type { McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
 import { registerProtectedResourceMetadata } from './auth/metadata';
 import { redisFromEnv, startRedisCluster } from './cluster/start-cluster';
+import { envFlag } from '@mcpx/core/transport';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -32,6 +33,8 @@ export interface McpHttpServer {
   readonly app: FastifyInstance;
   readonly engine: McpEngine;
   readonly endpoint: McpEndpointHandle;
+  /** Where GET /metrics is served, when it is (the `metrics` option or MCPX_METRICS). */
+  readonly metricsUrl?: string;
   /** Drains (no new sessions, requests in flight finish up to the deadline, streams get a retry hint) and stops. */
   close(): Promise<void>;
   /** Resolves once the server has stopped. */
@@ -77,16 +80,29 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     forceCloseConnections: true,
     ...options.fastify,
   });
+  // OpenTelemetry: configured here, or by MCPX_OTEL and MCPX_METRICS. A port of its own for /metrics listens where the server does, unless told otherwise.
+  const otel = options.otel ?? envFlag(process.env.MCPX_OTEL);
+  let metrics = options.metrics ?? envFlag(process.env.MCPX_METRICS);
+  if (typeof metrics === 'object' && metrics.port !== undefined && metrics.host === undefined) metrics = { ...metrics, host };
   let endpoint!: McpEndpointHandle;
-  await app.register(mcpx, { ...options, redis: undefined, cluster, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
+  await app.register(mcpx, { ...options, otel, metrics, redis: undefined, cluster, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
   registerHealthRoutes(app, endpoint);
   if (options.auth) registerProtectedResourceMetadata(app, options.auth, { cors: endpoint.options.cors });
-  await app.listen({ host, port });
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    // The port is taken (or the host unknown): what the plugin started (OpenTelemetry, a metrics port) stops too.
+    await app.close();
+    await ownCluster?.close();
+    throw err;
+  }
 
   const address = app.server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `http://${urlHost}:${boundPort}${endpoint.options.path}`;
+  const metricsOptions = endpoint.options.metrics;
+  const metricsUrl = metricsOptions && (endpoint.metricsUrl ?? `http://${urlHost}:${boundPort}${metricsOptions.path}`);
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -112,8 +128,8 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   }
-  logger.info({ url }, 'serving MCP over Streamable HTTP');
-  return { url, app, engine, endpoint, close, closed };
+  logger.info(metricsUrl ? { url, metricsUrl } : { url }, 'serving MCP over Streamable HTTP');
+  return { url, app, engine, endpoint, metricsUrl, close, closed };
 }
 
 function nameOf(server: Servable): string {

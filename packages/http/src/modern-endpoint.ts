@@ -22,6 +22,7 @@ import { openConnection, refusedForScope, type EndpointContext } from './exchang
 import { rpcErrorBody, sendHttpError, TRANSPORT_ERROR } from './http-errors';
 import { checkModernHeaders, checkVersionHeader, PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { requestLogger } from './request-logger';
+import { originOf, traceAcceptedNotification } from './telemetry/request-origin';
 
 /**
  * Protocol 2026-07-28 over Streamable HTTP (transports/streamable-http.md): every request is its
@@ -102,7 +103,10 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
   }
   // Notifications: the core protocol defines none from client to server over HTTP. notifications/cancelled
   // in particular means nothing here (closing the request's stream cancels it): accepted, ignored.
-  if (parsed.kind === 'notification') return reply.code(202).send();
+  if (parsed.kind === 'notification') {
+    traceAcceptedNotification(ctx.engine, parsed.message, request);
+    return reply.code(202).send();
+  }
 
   const message = parsed.message;
   const checked = checkModernRequest(ctx, message, request);
@@ -200,7 +204,7 @@ async function answerSse(ctx: EndpointContext, message: JsonRpcRequest, claim: M
     },
   };
   try {
-    const response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort });
+    const response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort, origin: originOf(request) });
     stopWatching();
     // Cancelled (the client left, or the server shut down): nothing more is sent for it.
     if (!response || connection.closed) return;
@@ -230,7 +234,7 @@ async function answerJson(ctx: EndpointContext, message: JsonRpcRequest, claim: 
   const logger = requestLogger(request);
   let response: JsonRpcResponse | null;
   try {
-    response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort });
+    response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort, origin: originOf(request) });
   } finally {
     stopWatching();
   }

@@ -63,9 +63,42 @@ export interface McpHttpOptions extends EngineOptions {
    * reads MCPX_REDIS_URL and MCPX_REDIS_PREFIX when this is not given.
    */
   redis?: string | RedisSettings;
+  /**
+   * Starts the OpenTelemetry Node SDK with OTLP traces and metrics, configured by the standard
+   * `OTEL_*` variables (docs/observability.md), and records this server's spans and metrics there.
+   * Needs @mcpx/otel. listen() also reads MCPX_OTEL (`1` or `true`) when this is not given.
+   */
+  otel?: boolean;
+  /**
+   * Serves the metrics in the Prometheus text format at GET /metrics (default off): on this
+   * server, next to the endpoint, or on a port of its own (`port`). Not behind the MCP auth
+   * unless `auth` is true. Needs @mcpx/otel. listen() also reads MCPX_METRICS (`1` or `true`)
+   * when this is not given.
+   */
+  metrics?: boolean | MetricsOptions;
 }
 
-export type ResolvedHttpOptions = Omit<McpHttpOptions, 'cors'> & { cors?: ResolvedCorsOptions } & Required<
+/** Where and how GET /metrics is served. */
+export interface MetricsOptions {
+  /** A port of its own for /metrics (0 picks a free one); default: the endpoint's own server. */
+  port?: number;
+  /** The address the separate port listens on (default: listen()'s host, else 127.0.0.1). */
+  host?: string;
+  /** The path (default /metrics), relative to where the plugin is mounted when served next to the endpoint. */
+  path?: string;
+  /** Scraping needs a bearer token as the MCP endpoint does (the `auth` option's verifier and required scopes); default false. */
+  auth?: boolean;
+}
+
+/** The metrics endpoint once its options are checked. */
+export interface ResolvedMetricsOptions {
+  path: string;
+  port?: number;
+  host: string;
+  auth: boolean;
+}
+
+export type ResolvedHttpOptions = Omit<McpHttpOptions, 'cors' | 'metrics'> & { cors?: ResolvedCorsOptions; metrics?: ResolvedMetricsOptions } & Required<
   Pick<
     McpHttpOptions,
     | 'path'
@@ -100,7 +133,18 @@ export function resolveOptions(options: McpHttpOptions): ResolvedHttpOptions {
     requestLogging: options.requestLogging ?? true,
     healthRoutes: options.healthRoutes ?? false,
     cors: resolveCors(options.cors),
+    metrics: resolveMetrics(options.metrics, options.auth !== undefined, path.startsWith('/') ? path : `/${path}`),
   };
+}
+
+function resolveMetrics(metrics: McpHttpOptions['metrics'], hasAuth: boolean, endpointPath: string): ResolvedMetricsOptions | undefined {
+  if (!metrics) return undefined;
+  const { port, host, path = '/metrics', auth = false } = metrics === true ? {} : metrics;
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new RangeError(`metrics.port must be an integer from 0 to 65535, got ${port}`);
+  if (auth && !hasAuth) throw new Error('metrics.auth needs the auth option: it is what checks the bearer token');
+  const resolved = path.startsWith('/') ? path : `/${path}`;
+  if (port === undefined && resolved === endpointPath) throw new Error(`metrics.path ${resolved} is the MCP endpoint's own path`);
+  return { path: resolved, port, host: host ?? '127.0.0.1', auth };
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -15,6 +15,9 @@ import { authenticate } from './auth/guard';
 import { isPino } from './request-logger';
 import { registerCors } from './cors';
 import { startRedisCluster } from './cluster/start-cluster';
+import { startOtelFor, type OtelHandle } from '@mcpx/core/transport';
+import { serveMetrics, type MetricsEndpoint } from './telemetry/metrics-endpoint';
+import { countRefusals } from './telemetry/refusals';
 
 export interface McpPluginOptions extends McpHttpOptions {
   /** What to serve: a decorated object, several composed into one server, or an engine. */
@@ -43,6 +46,8 @@ export interface McpEndpointHandle {
    * close every stream and session.
    */
   drain(deadlineMs?: number): Promise<void>;
+  /** Where GET /metrics is served when it has a port of its own (the `metrics` option's `port`). */
+  readonly metricsUrl?: string;
 }
 
 /**
@@ -63,6 +68,16 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   if (startsCluster) cluster = await startRedisCluster(options.redis!, logger);
   const requestStateKey = options.requestStateKey ?? (cluster ? await cluster.secret('request-state') : undefined);
   const engine = createEngine(server, { ...options, logger, cluster, requestStateKey });
+  // OpenTelemetry for this endpoint (the otel and metrics options), on before anything is served.
+  let otel: OtelHandle | undefined;
+  if (options.otel || options.metrics) {
+    try {
+      otel = await startOtelFor(engine, { otlp: options.otel === true, prometheus: options.metrics !== undefined }, 'the otel and metrics options, MCPX_OTEL, MCPX_METRICS');
+    } catch (err) {
+      if (startsCluster) await cluster!.close();
+      throw err;
+    }
+  }
   // Shared, the event log is the cluster's: a client resumes on any instance.
   const shared = engine.cluster?.cluster.events;
   const store = options.eventStore === false ? undefined : (shared ?? options.eventStore ?? new InMemoryEventStore());
@@ -72,11 +87,17 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const heartbeats = options.sseHeartbeatMs > 0 ? new Heartbeats(options.sseHeartbeatMs) : undefined;
   const modern = new ModernInFlight();
   const ctx: EndpointContext = { engine, sessions, options, store, heartbeats, modern, onError };
+  // The bytes of SSE events the endpoint holds in memory for resumption (a shared log is measured by its own store).
+  const unobserveStore = store instanceof InMemoryEventStore ? engine.telemetry.observeEventStore(() => store.bytes) : undefined;
+  let metricsEndpoint: MetricsEndpoint | undefined;
 
   const handle: McpEndpointHandle = {
     engine,
     sessions,
     options,
+    get metricsUrl() {
+      return metricsEndpoint?.url;
+    },
     async drain(deadlineMs = 10_000) {
       sessions.draining = true;
       // subscriptions/listen streams would never finish on their own: they end now, each with its response.
@@ -91,12 +112,20 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   onEndpoint?.(handle);
   app.decorateRequest('mcpMethod', null);
   app.decorateRequest('mcpLogged', false);
-  app.addHook('onClose', async () => {
-    modern.abortAll(new Error('Request cancelled: the server is shutting down'));
-    sessions.closeAll();
-    heartbeats?.stop();
-    if (startsCluster) await cluster!.close();
-  });
+  // Once: when the app closes, or when mounting fails after this point.
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      modern.abortAll(new Error('Request cancelled: the server is shutting down'));
+      sessions.closeAll();
+      heartbeats?.stop();
+      unobserveStore?.();
+      if (startsCluster) await cluster!.close();
+      // Last: the sessions' durations, recorded as they closed, are in the final export.
+      await metricsEndpoint?.close();
+      await otel?.shutdown();
+    })());
+  app.addHook('onClose', stop);
 
   // Bodies arrive as bytes: the endpoint checks the media type and parses JSON itself, to answer
   // with the transport's status codes and JSON-RPC errors rather than Fastify's defaults.
@@ -163,6 +192,8 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
     });
   }
 
+  countRefusals(app, engine.telemetry);
+
   // `config.mcp` marks the endpoint's own routes (the auth hook checks only those, wherever the plugin is mounted).
   const config = { mcp: true };
   app.post(options.path, { config }, (request, reply) => handlePost(ctx, request, reply));
@@ -174,6 +205,15 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   refuseOtherMethods(app, options.path, allowedMethods(options), routableMethods(app).filter((m) => !ENDPOINT_METHODS.has(m)));
 
   if (options.healthRoutes) registerHealthRoutes(app, handle);
+
+  if (options.metrics) {
+    try {
+      metricsEndpoint = await serveMetrics(app, options.metrics, { prometheus: otel!.prometheus!, telemetry: engine.telemetry, auth: options.auth, policy, logger });
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  }
 };
 
 /** Whether a request is for one of the endpoint's own routes (`config.mcp`), not a health route or the app's. */
@@ -210,7 +250,8 @@ function refuseOtherMethods(app: FastifyInstance, path: string, allow: readonly 
   };
   for (const method of methods) {
     try {
-      app.route({ method, url: path, onRequest, handler: () => undefined });
+      // `config.countRefusals`: its 405s count as the endpoint's refusals (telemetry/refusals.ts).
+      app.route({ method, url: path, config: { countRefusals: true }, onRequest, handler: () => undefined });
     } catch (err) {
       // A method Node parses that this Fastify's router does not know yet, or a route the app
       // itself declared for this method and path: either keeps what the app would answer.

@@ -1,5 +1,5 @@
 import { ClusterUnavailableError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core';
-import { systemClock, type ClusterLink, type McpEngine } from '@mcpx/core/transport';
+import { systemClock, type ClusterLink, type McpEngine, type RequestOrigin } from '@mcpx/core/transport';
 import { HttpSession, newSessionId } from './http-session';
 
 /**
@@ -31,7 +31,7 @@ export class SessionManager {
     this.cluster?.onSessionEvent(({ type, sessionId }) => {
       const copy = this.sessions.get(sessionId);
       if (!copy) return;
-      if (type === 'sessionClosed') this.endCopy(sessionId);
+      if (type === 'sessionClosed') this.endCopy(sessionId, false);
       else {
         this.cluster!.cluster.sessions.peek(sessionId).then(
           (record) => (record ? copy.apply(record) : undefined),
@@ -55,8 +55,9 @@ export class SessionManager {
     return this.sessions.size >= this.maxSessions;
   }
 
-  create(): HttpSession {
-    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs);
+  /** `origin`: the initialize request's (telemetry). */
+  create(origin?: RequestOrigin): HttpSession {
+    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs, origin);
     this.sessions.set(session.id, session);
     return session;
   }
@@ -74,19 +75,20 @@ export class SessionManager {
   /**
    * A shared session for a request of `owner`: its record, loaded (which slides its time to live),
    * applied to this instance's copy. Undefined when it expired, was deleted, or is someone else's.
-   * Rejects with ClusterUnavailableError when the shared store cannot be reached.
+   * Rejects with ClusterUnavailableError when the shared store cannot be reached. `origin`: the
+   * request's, recorded by a copy this creates (telemetry).
    */
-  async load(id: string, owner: string | undefined): Promise<HttpSession | undefined> {
+  async load(id: string, owner: string | undefined, origin?: RequestOrigin): Promise<HttpSession | undefined> {
     const record = await this.shielded(() => this.cluster!.cluster.sessions.load(id, this.idleTimeoutMs));
     if (!record) {
       // Deleted or expired elsewhere: whatever this copy still ran for it stops.
-      this.endCopy(id);
+      this.endCopy(id, false);
       return undefined;
     }
     if (record.owner !== owner) return undefined;
     let copy = this.sessions.get(id);
     if (!copy) {
-      copy = new HttpSession(this.engine, id, this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs);
+      copy = new HttpSession(this.engine, id, this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs, origin);
       this.sessions.set(id, copy);
     }
     copy.apply(record);
@@ -103,7 +105,7 @@ export class SessionManager {
     const existed = await this.shielded(() => cluster.sessions.delete(id));
     await this.shielded(async () => (this.store as SharedEventLog).dropSession(id));
     this.cluster.sessionClosed(id);
-    this.endCopy(id);
+    this.endCopy(id, true);
     return existed;
   }
 
@@ -118,11 +120,12 @@ export class SessionManager {
   }
 
   /** The session is gone (deleted, expired): this instance's copy stops what it runs and ends its streams. */
-  private endCopy(id: string): void {
+  /** `endedHere`: this instance ended the session (DELETE here), so it records the session's duration; the other copies do not. */
+  private endCopy(id: string, endedHere: boolean): void {
     const copy = this.sessions.get(id);
     if (!copy) return;
     this.forgetCopy(id);
-    copy.close();
+    copy.close(endedHere);
   }
 
   private forgetCopy(id: string): void {

@@ -30,11 +30,14 @@ export class SseConnection {
   /** When something last went out (heartbeats are sent to connections quiet for a whole period). */
   lastWrite = 0;
   closed = false;
+  /** Called once, when the connection is closed or released. */
+  private readonly onClose?: () => void;
 
   constructor(
     readonly res: ServerResponse,
-    options: { heartbeats?: Heartbeats; maxConnectionMs: number; retryMs: number },
+    options: { heartbeats?: Heartbeats; maxConnectionMs: number; retryMs: number; onClose?: () => void },
   ) {
+    this.onClose = options.onClose;
     this.schedule();
     const heartbeats = options.heartbeats;
     if (heartbeats) {
@@ -160,6 +163,7 @@ export class SseConnection {
     this.pending = '';
     this.chunks = [];
     clearTimeout(this.maxAge);
+    this.onClose?.();
   }
 }
 

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, createEngine, type EngineOptions, type Principal, type Servable } from '@mcpx/core';
 import {
   ModernStream,
+  STDIO_ORIGIN,
   encodeMessage,
   errorResponse,
   decodeMessage,
@@ -12,6 +13,7 @@ import {
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
 import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';
+import { envFlag, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
 
 export interface StdioOptions extends EngineOptions {
   /** Defaults to process.stdin. */
@@ -44,6 +46,13 @@ export interface StdioOptions extends EngineOptions {
    * 0 sends no ping and answers at once.
    */
   progressPingTimeoutMs?: number;
+  /**
+   * Starts the OpenTelemetry Node SDK with OTLP traces and metrics, configured by the standard
+   * `OTEL_*` variables (docs/observability.md); nothing of it is written to stdout. Messages are
+   * read once it is on, and it is flushed when the session closes. Needs @mcpx/otel. Default:
+   * MCPX_OTEL (`1` or `true`).
+   */
+  otel?: boolean;
 }
 
 export interface StdioServer {
@@ -135,9 +144,9 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       },
     };
   };
-  const session = engine.createSession(channel, 'stdio', { principal: options.principal });
+  const session = engine.createSession(channel, 'stdio', { principal: options.principal, origin: STDIO_ORIGIN });
   // Requests that claim a 2026-07-28 version in their _meta are served without the session: both eras share the stream.
-  const modern = new ModernStream(engine, { principal: options.principal });
+  const modern = new ModernStream(engine, { principal: options.principal, origin: STDIO_ORIGIN });
   // Messages being handled, and who waits for them all to finish (close).
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
@@ -171,8 +180,28 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
 
   const onData = (chunk: Buffer | string) => reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   const onEnd = () => void close();
-  input.on('data', onData);
-  input.on('end', onEnd);
+  const read = () => {
+    input.on('data', onData);
+    input.on('end', onEnd);
+  };
+  // The process's exit code once closed: 1 when OpenTelemetry was asked for and could not start.
+  let exitCode = 0;
+  let otel: OtelHandle | undefined;
+  if (options.otel ?? envFlag(process.env.MCPX_OTEL)) {
+    // The first message is read once OpenTelemetry is on (the input waits meanwhile), so it is traced too.
+    startOtelFor(engine, { otlp: true }, 'the otel option, MCPX_OTEL').then(
+      (handle) => {
+        otel = handle;
+        if (closing) void handle.shutdown().catch((err: unknown) => session.logger.error({ err }, 'OpenTelemetry did not shut down cleanly'));
+        else read();
+      },
+      (err: unknown) => {
+        session.logger.error({ err }, 'OpenTelemetry could not start');
+        exitCode = 1;
+        void close();
+      },
+    );
+  } else read();
   input.on('error', (err) => {
     session.logger.error({ err }, 'stdin error');
     void close();
@@ -220,10 +249,12 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await new Promise<void>((resolve) => (output.writableNeedDrain && !output.destroyed ? output.once('drain', resolve) : resolve()));
+      // The last spans and metrics (the session's duration among them) are exported before the process goes.
+      await otel?.shutdown().catch((err: unknown) => session.logger.error({ err }, 'OpenTelemetry did not shut down cleanly'));
       redirect?.restore();
       engine.logger.flush?.();
       resolveClosed();
-      if (exitProcess) process.exit(0);
+      if (exitProcess) process.exit(exitCode);
     })();
     return closing;
   }

@@ -1,0 +1,36 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Telemetry } from '@mcpx/core';
+
+/**
+ * Counts the HTTP layer's refusals (`mcpx.refusal.count`) once per exchange, from the status it
+ * ended with: 401 and 403 are `auth`, 413 and 429 are the limits behind them, any other 4xx is
+ * `http`. Only the routes marked `config.mcp` (the endpoint) or `config.countRefusals` are
+ * counted, whichever hook or handler refused. A JSON-RPC error the engine answers with 200
+ * (-32004 among them, which the engine counts itself) is no HTTP refusal.
+ */
+export function countRefusals(app: FastifyInstance, telemetry: Telemetry): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const status = reply.statusCode;
+    if (status >= 400 && status < 500 && isCounted(request)) countRefusal(telemetry, status);
+    done();
+  });
+}
+
+function isCounted(request: FastifyRequest): boolean {
+  const config = request.routeOptions.config as { mcp?: boolean; countRefusals?: boolean } | undefined;
+  return config?.mcp === true || config?.countRefusals === true;
+}
+
+function countRefusal(telemetry: Telemetry, status: number): void {
+  switch (status) {
+    case 401:
+    case 403:
+      return telemetry.refused('auth', { status });
+    case 413:
+      return telemetry.refused('limit', { status, limit: 'maxBodyBytes' });
+    case 429:
+      return telemetry.refused('limit', { status, limit: 'maxRequestsInFlight' });
+    default:
+      return telemetry.refused('http', { status });
+  }
+}

@@ -1,0 +1,33 @@
+import type { FastifyRequest } from 'fastify';
+import type { JsonRpcNotification, McpEngine, RequestOrigin } from '@mcpx/core/transport';
+
+/**
+ * Where an HTTP request came from, as its span records it: the HTTP version, the client (behind
+ * proxies Fastify trusts, the original one: `request.ip`; its port only when it is the socket's
+ * peer) and the headers, whose trace context is the parent of a message with none in `_meta`.
+ */
+export function originOf(request: FastifyRequest): RequestOrigin {
+  const socket = request.socket;
+  const address = request.ip;
+  return {
+    transport: 'tcp',
+    httpVersion: request.raw.httpVersion,
+    clientAddress: address,
+    clientPort: address === socket.remoteAddress ? socket.remotePort : undefined,
+    headers: request.headers,
+  };
+}
+
+/** The same without the headers: a session's origin, which outlives the request that opened it (its trace context must not become the parent of later requests). */
+export function peerOf(origin: RequestOrigin): RequestOrigin {
+  return { transport: origin.transport, httpVersion: origin.httpVersion, clientAddress: origin.clientAddress, clientPort: origin.clientPort };
+}
+
+/**
+ * A notification the endpoint accepts with nothing to apply it to (stateless mode, 2026-07-28):
+ * it still gets its span and duration point, as every message from a client does.
+ */
+export function traceAcceptedNotification(engine: McpEngine, notification: JsonRpcNotification, request: FastifyRequest): void {
+  const version = request.headers['mcp-protocol-version'];
+  engine.telemetry.startRequest(notification.method, undefined, notification.params, { origin: originOf(request) })?.end(undefined, typeof version === 'string' ? version : undefined);
+}
