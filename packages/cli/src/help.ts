@@ -65,6 +65,15 @@ load balancer may send any request to any instance; see docs/deployment.md):
   --redis-url <url>        the Redis to share, redis:// or rediss://      MCPX_REDIS_URL
   --redis-prefix <prefix>  prefix of every key (default mcpx:)            MCPX_REDIS_PREFIX
 
+Observability (see docs/observability.md):
+  --otel                   traces and metrics over OTLP, set up by the    MCPX_OTEL
+                           OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME,
+                           OTEL_EXPORTER_OTLP_PROTOCOL...); HTTP and --stdio
+  --metrics                Prometheus text at GET /metrics, no token      MCPX_METRICS
+                           needed (HTTP only)
+  --metrics-port <n>       serve /metrics on this port instead (turns     MCPX_METRICS_PORT
+                           --metrics on)
+
 Boolean env vars take 1/0, true/false, yes/no. Logs are pino JSON when stdout is not a
 terminal or CI is set, coloured lines on a terminal. SIGTERM/SIGINT stop cleanly (exit 0).
 
@@ -73,6 +82,7 @@ Examples:
   mcpx serve src/server.ts --stdio
   MCPX_PORT=0 mcpx serve dist/servers.js --server NotesServer
   mcpx serve dist/server.js --host 0.0.0.0 --redis-url redis://redis:6379
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 mcpx serve dist/server.js --otel --metrics
 `;
 
 export const LIST_HELP = `Usage: mcpx list <entry> [options]

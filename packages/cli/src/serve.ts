@@ -24,12 +24,18 @@ const SERVE_OPTIONS = {
   'auth-authorization-server': { type: 'string' },
   'redis-url': { type: 'string' },
   'redis-prefix': { type: 'string' },
+  otel: { type: 'boolean' },
+  metrics: { type: 'boolean' },
+  'metrics-port': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 const AUTH_FLAGS = ['auth-jwks-url', 'auth-issuer', 'auth-audience', 'auth-scopes-supported', 'auth-authorization-server'] as const;
 const REDIS_FLAGS = ['redis-url', 'redis-prefix'] as const;
-const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'cors-origin', 'session-idle-timeout', ...AUTH_FLAGS, ...REDIS_FLAGS] as const;
+const METRICS_FLAGS = ['metrics', 'metrics-port'] as const;
+const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'cors-origin', 'session-idle-timeout', ...AUTH_FLAGS, ...REDIS_FLAGS, ...METRICS_FLAGS] as const;
+/** The SDK's exporters that print to stdout: over stdio that is the protocol's stream. */
+const EXPORTER_VARS = ['OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER'] as const;
 
 /** OAuth resource-server settings from --auth-* / MCPX_AUTH_*: JWTs checked against a JWKS. */
 export interface AuthSettings {
@@ -52,7 +58,9 @@ export interface ServeSettings {
   stdio: boolean;
   server?: string;
   logLevel: LogLevel;
-  http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs'>;
+  /** --otel / MCPX_OTEL: the OpenTelemetry SDK, exporting over OTLP as the OTEL_* variables say (HTTP and stdio). */
+  otel: boolean;
+  http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs' | 'metrics'>;
   auth?: AuthSettings;
   redis?: RedisSettings;
 }
@@ -126,6 +134,28 @@ function corsSettings(v: Picked): ListenOptions['cors'] {
   return origins && { origins };
 }
 
+/**
+ * --metrics / MCPX_METRICS and --metrics-port / MCPX_METRICS_PORT: GET /metrics next to the endpoint,
+ * or on a port of its own (which turns it on by itself). Undefined when neither says.
+ */
+function metricsSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): ListenOptions['metrics'] {
+  const onPicked = pick(values.metrics as boolean | undefined, 'metrics', ['MCPX_METRICS'], env);
+  const portPicked = pick(values['metrics-port'] as string | undefined, 'metrics-port', ['MCPX_METRICS_PORT'], env);
+  const on = toBool(onPicked);
+  const port = toPort(portPicked);
+  if (port === undefined) return on;
+  if (on === false) throw new CliError(`${portPicked!.from} serves /metrics on a port of its own, but ${onPicked!.from} turns metrics off`);
+  return { port };
+}
+
+/** Over stdio, an OTEL_*_EXPORTER that prints to stdout would write into the protocol: refused before anything starts. */
+function checkStdoutExporters(env: NodeJS.ProcessEnv): void {
+  for (const name of EXPORTER_VARS) {
+    const exporters = (env[name] ?? '').split(',').map((e) => e.trim());
+    if (exporters.includes('console')) throw new CliError(`${name}=console writes to stdout, which --stdio keeps for the protocol: use otlp (or serve over HTTP)`);
+  }
+}
+
 /** Flags first, then MCPX_* (and PORT/HOST) from the environment; every value checked. */
 export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeSettings | 'help' {
   const { values, positionals } = parse('serve', argv, SERVE_OPTIONS);
@@ -134,12 +164,19 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   const stdio = values.stdio === true;
   if (stdio) {
     const misplaced = HTTP_ONLY.filter((flag) => values[flag] !== undefined);
-    if (misplaced.length) throw new CliError(`--${misplaced[0]} applies to HTTP only, not --stdio`);
+    if (misplaced.length) {
+      const why = (METRICS_FLAGS as readonly string[]).includes(misplaced[0]!) ? ': /metrics is served over HTTP (--otel exports metrics over OTLP from stdio too)' : '';
+      throw new CliError(`--${misplaced[0]} applies to HTTP only, not --stdio${why}`);
+    }
   }
   const server = values.server as string | undefined;
   if (server !== undefined && !server.trim()) throw new CliError('--server needs a class name');
   const logLevel = toLogLevel(pick(values['log-level'], 'log-level', ['MCPX_LOG_LEVEL'], env)) ?? 'info';
-  if (stdio) return { entry, stdio, server, logLevel, http: {} };
+  const otel = toBool(pick(values.otel, 'otel', ['MCPX_OTEL'], env)) ?? false;
+  if (stdio) {
+    if (otel) checkStdoutExporters(env);
+    return { entry, stdio, server, logLevel, otel, http: {} };
+  }
   const http: ServeSettings['http'] = {
     port: toPort(pick(values.port, 'port', ['MCPX_PORT', 'PORT'], env)) ?? 3000,
     host: toHost(pick(values.host, 'host', ['MCPX_HOST', 'HOST'], env)) ?? '127.0.0.1',
@@ -150,17 +187,23 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
     allowedHosts: toList(pick(values['allowed-hosts'], 'allowed-hosts', ['MCPX_ALLOWED_HOSTS'], env)),
     cors: corsSettings(pick(values['cors-origin'], 'cors-origin', ['MCPX_CORS_ORIGINS'], env)),
     sessionIdleTimeoutMs: toPositiveMs(pick(values['session-idle-timeout'], 'session-idle-timeout', ['MCPX_SESSION_IDLE_TIMEOUT'], env)),
+    metrics: metricsSettings(values, env),
   };
   for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];
   const auth = authSettings(values, env);
   const redis = redisSettings(values, env);
-  return { entry, stdio, server, logLevel, http, ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
+  return { entry, stdio, server, logLevel, otel, http, ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
 }
 
 /** Redis could not be reached (or @mcpx/redis is missing): not a listen error, whatever its code. */
 function isRedisFailure(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   return err.name === 'ClusterUnavailableError' || /\bredis\b/i.test(err.message);
+}
+
+/** OpenTelemetry could not start (@mcpx/otel missing, or an SDK registered already): not a listen error either. */
+function isOtelFailure(err: unknown): boolean {
+  return err instanceof Error && /OpenTelemetry|@mcpx\/otel/.test(err.message);
 }
 
 /** `mcpx serve`: resolves once serving has started; the transports stop the process on SIGTERM/SIGINT (exit 0). */
@@ -194,7 +237,7 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
       throw definitionFailure(err) ?? err;
     }
     const { serveStdio } = await import('@mcpx/stdio');
-    serveStdio(engine, { logger });
+    serveStdio(engine, { logger, otel: settings.otel });
     return 'serving';
   }
   const { listen, jwtVerifier } = await import('@mcpx/http');
@@ -207,14 +250,19 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
   try {
     // listen() builds the engine itself: with `redis`, it first joins the other instances (loading
     // @mcpx/redis), and the engine is built to share its sessions with them.
-    await listen(instance, { ...settings.http, logger, ...(auth ? { auth } : {}), ...(settings.redis ? { redis: settings.redis } : {}) });
+    // Both passed as decided here, so listen() does not read MCPX_OTEL or MCPX_METRICS again by rules of its own.
+    await listen(instance, { ...settings.http, metrics: settings.http.metrics ?? false, otel: settings.otel, logger, ...(auth ? { auth } : {}), ...(settings.redis ? { redis: settings.redis } : {}) });
   } catch (err) {
     const invalid = definitionFailure(err);
     if (invalid) throw invalid;
     if (err instanceof RangeError) throw new CliError(oneLine(err));
     if (settings.redis && isRedisFailure(err)) throw new CliError(`cannot start: ${withoutPasswords(oneLine(err))}`, 1);
-    const where = `${settings.http.host}:${settings.http.port}`;
-    const code = (err as { code?: string }).code;
+    if (settings.otel && isOtelFailure(err)) throw new CliError(`cannot start: ${oneLine(err)}`, 1);
+    const { code, port } = err as { code?: string; port?: number };
+    const metrics = settings.http.metrics;
+    // The port /metrics has to itself fails with its own number, not the endpoint's.
+    const metricsPort = typeof metrics === 'object' && metrics.port !== 0 && port === metrics.port && port !== settings.http.port;
+    const where = `${settings.http.host}:${metricsPort ? `${port} (--metrics-port)` : settings.http.port}`;
     const reason = code === 'EADDRINUSE' ? 'address already in use' : code === 'EADDRNOTAVAIL' ? 'address not available' : code === 'EACCES' ? 'permission denied' : oneLine(err);
     throw new CliError(`cannot listen on ${where}: ${reason}`, 1);
   }

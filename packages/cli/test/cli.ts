@@ -17,11 +17,11 @@ export function requireBuild(): void {
   }
 }
 
-/** The environment without anything that would change the CLI's settings. */
+/** The environment without anything that would change the CLI's settings (OpenTelemetry's included). */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('MCPX_') || key === 'PORT' || key === 'HOST') continue;
+    if (key.startsWith('MCPX_') || key.startsWith('OTEL_') || key === 'PORT' || key === 'HOST') continue;
     env[key] = value;
   }
   return { ...env, CI: '1', ...extra };
@@ -65,6 +65,8 @@ export interface Running {
   child: ChildProcessWithoutNullStreams;
   /** The endpoint URL from the "serving MCP over Streamable HTTP" log line. */
   url: string;
+  /** Where /metrics is served, from the same line, when it is. */
+  metricsUrl?: string;
   logs: () => string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -90,10 +92,11 @@ export function serveHttp(args: string[], env: Record<string, string> = {}): Pro
       const line = out.split('\n').find((l) => l.includes('serving MCP over Streamable HTTP'));
       if (!line) return;
       clearTimeout(timer);
-      const url = (JSON.parse(line) as { url: string }).url;
+      const { url, metricsUrl } = JSON.parse(line) as { url: string; metricsUrl?: string };
       resolve({
         child,
         url,
+        metricsUrl,
         logs: () => out,
         stop: () => {
           child.kill('SIGTERM');
