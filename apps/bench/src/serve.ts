@@ -3,6 +3,7 @@ import { listen } from '@mcpx/http';
 import { serveStdio } from '@mcpx/stdio';
 import type { LevelWithSilent } from 'pino';
 import { BenchServer } from './bench-server';
+import { traceEverything } from './trace-everything';
 
 /**
  * `npm run bench:serve`: the benchmark server alone, for any outside harness.
@@ -10,11 +11,12 @@ import { BenchServer } from './bench-server';
  *   --json-response answers plain JSON, --stateless keeps no sessions; --stdio serves stdin/stdout;
  *   --redis shares sessions, event log and bus through Redis at $MCPX_BENCH_REDIS_URL
  *   (default redis://127.0.0.1:6379), keys under $MCPX_BENCH_REDIS_PREFIX (default a fresh
- *   `mcpx-bench:<random>:`, so runs never meet; its keys expire by their TTLs).
+ *   `mcpx-bench:<random>:`, so runs never meet; its keys expire by their TTLs);
+ *   --otel records every span and metric with the OpenTelemetry SDK (exported nowhere: the cost measured is the instrumentation's).
  * Per-request log lines are off (level warn; MCPX_LOG_LEVEL overrides): the other servers measured log nothing either.
  */
 const args = new Set(process.argv.slice(2));
-const known = new Set(['--stdio', '--stateless', '--json-response', '--redis']);
+const known = new Set(['--stdio', '--stateless', '--json-response', '--redis', '--otel']);
 for (const arg of args) {
   if (!known.has(arg)) {
     process.stderr.write(`bench:serve: unknown flag ${arg} (known: ${[...known].join(', ')})\n`);
@@ -22,6 +24,7 @@ for (const arg of args) {
   }
 }
 const logLevel = (process.env.MCPX_LOG_LEVEL ?? 'warn') as LevelWithSilent;
+if (args.has('--otel')) traceEverything();
 
 if (args.has('--stdio')) {
   serveStdio(new BenchServer(), { logLevel });

@@ -96,17 +96,17 @@ const REDIS_RATIO_METRICS = [
   'heapKbPerSession',
 ];
 
-/** The in-memory mcpx target each Redis-backed one is compared with. */
-const IN_MEMORY_OF: Record<string, string> = { 'mcpx-redis': 'mcpx-sse' };
+/** The plain mcpx target each variant is compared with: on Redis, and traced with the OpenTelemetry SDK. */
+const BASELINE_OF: Record<string, string> = { 'mcpx-redis': 'mcpx-sse', 'mcpx-otel': 'mcpx-sse' };
 
 /**
- * mcpx ÷ each other server, for every compared metric both have; and each Redis-backed mcpx
- * target ÷ the same server in memory.
+ * mcpx ÷ each other server, for every compared metric both have; and each variant of mcpx
+ * (on Redis, traced) ÷ the same server plain.
  */
 export function ratiosOf(medians: Record<string, Figures>, measured: Target[]): Ratio[] {
   const ratios: Ratio[] = [];
-  for (const redis of measured.filter((t) => t.redis)) {
-    const memory = IN_MEMORY_OF[redis.key];
+  for (const redis of measured.filter((t) => BASELINE_OF[t.key])) {
+    const memory = BASELINE_OF[redis.key];
     if (!memory || !measured.some((t) => t.key === memory)) continue;
     for (const metric of REDIS_RATIO_METRICS) {
       const a = medians[redis.key]?.[metric];

@@ -21,6 +21,7 @@ export const TARGETS: Target[] = [
   { key: 'mcpx-sse', label: 'mcpx SSE', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: true, mcp: true },
   // The in-memory server above, with its sessions, event log and bus in Redis: measured right after it.
   { key: 'mcpx-redis', label: 'mcpx SSE on Redis', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--redis'], stateful: true, mcp: true, redis: true },
+  { key: 'mcpx-otel', label: 'mcpx SSE traced', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--otel'], stateful: true, mcp: true },
   { key: 'mcpx-json', label: 'mcpx JSON', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--json-response'], stateful: true, mcp: true },
   { key: 'mcpx-2026', label: 'mcpx 2026-07-28', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: false, mcp: true, modern: true },
   { key: 'mcpx-stateless', label: 'mcpx stateless', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--stateless'], stateful: false, mcp: true },
