@@ -10,7 +10,7 @@ const config: Config = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
   moduleNameMapper: {
     '^@mcpx/core/transport$': '<rootDir>/packages/core/src/transport',
-    '^@mcpx/(core|stdio|http|testing|cli|redis)$': '<rootDir>/packages/$1/src',
+    '^@mcpx/(core|stdio|http|testing|cli|redis|otel)$': '<rootDir>/packages/$1/src',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   testTimeout: 20000,

@@ -17,6 +17,9 @@ import { buildApp } from '../../../docs/examples/transports-plugin';
 import { ProtectedNotes, auth as authExample } from '../../../docs/examples/authorization';
 import { ErasNotes } from '../../../docs/examples/protocol-eras';
 import { WarehouseServer } from '../../../docs/examples/tools-header';
+import { OrdersServer } from '../../../docs/examples/observability';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 // The jest suites shown in docs/testing.md run here, as they are printed.
 import '../../../docs/examples/testing';
@@ -64,6 +67,26 @@ describe('docs examples', () => {
 });
 
 describe('docs examples, run', () => {
+  it('observability: the tool sets an attribute on its request span and nests a span of its own under it', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    // The example gets its tracer from the global provider, as an application would.
+    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+    try {
+      const client = await connect(new OrdersServer(), quietOptions());
+      expect(JSON.stringify((await client.callTool('lookup', { orderId: 'A-17' })).content)).toContain('shipped');
+      client.close();
+      const spans = exporter.getFinishedSpans();
+      const call = spans.find((s) => s.name === 'tools/call lookup')!;
+      const query = spans.find((s) => s.name === 'orders.query')!;
+      expect(call.attributes).toMatchObject({ 'orders.id': 'A-17', 'gen_ai.tool.name': 'lookup', 'mcp.method.name': 'tools/call' });
+      expect(query.spanContext().traceId).toBe(call.spanContext().traceId);
+      expect(query.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+    } finally {
+      trace.disable();
+    }
+  });
+
   it('tools-limits: a tool carries more than the defaults and drops what it does not declare; the others refuse', async () => {
     const client = await connect(new InventoryServer(), { ...quietOptions(), argumentLimits: serverLimits });
     const rows = Array.from({ length: 6000 }, (_, i) => ({ sku: `s${i}`, qty: i, note: 'extra' }));
