@@ -219,10 +219,10 @@ export function markdown(results: Results, measured: Target[]): string {
     }
     lines.push('');
   }
-  const redisRatios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.versus)?.family === 'mcpx');
-  if (redisRatios.length) {
-    lines.push('### On Redis ÷ in memory (same run; req/s, MB/s, sessions/s: below 1 is slower on Redis; the others: above 1 costs more)', '', '| | ratio |', '|---|---:|');
-    for (const r of redisRatios) lines.push(`| ${label(r.mcpx)} ÷ ${label(r.versus)}: ${rows.find((x) => x.metric === r.metric)!.label} | ${r.value.toFixed(2)}× |`);
+  const variantRatios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.versus)?.family === 'mcpx');
+  if (variantRatios.length) {
+    lines.push('### Variants ÷ the plain server: on Redis, traced (same run; req/s, MB/s, sessions/s: below 1 is slower; the others: above 1 costs more)', '', '| | ratio |', '|---|---:|');
+    for (const r of variantRatios) lines.push(`| ${label(r.mcpx)} ÷ ${label(r.versus)}: ${rows.find((x) => x.metric === r.metric)!.label} | ${r.value.toFixed(2)}× |`);
     lines.push('');
   }
   if (results.targets.length) {
