@@ -10,7 +10,6 @@ import { ErrorCode, McpError } from '../protocol/errors';
 import type { RequestContext } from './context';
 import { InputNeeded } from './input-required';
 import type { ChildSpan } from '../telemetry/telemetry';
-import { ModernHost } from '../eras/modern/modern-host';
 
 /**
  * Requests a handler makes of the client: sampling, elicitation, roots. Each checks what the
@@ -100,7 +99,7 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
   // The question gets a CLIENT span of its own, its trace context in the request's _meta; not a
   // 2026-07-28 retry's replay of a question the client has answered already (nothing is sent).
   let span: ChildSpan | undefined;
-  if (ctx.trace && !(ctx.host instanceof ModernHost && ctx.host.hasAnswerFor(method))) {
+  if (ctx.trace && !ctx.host.hasAnswerFor?.(method)) {
     const meta: Record<string, unknown> = { ...(params._meta as object) };
     span = ctx.engine.telemetry.startClientRequest(method, ctx.traceContext, meta, ctx.session?.telemetryId);
     if (span) params = { ...params, _meta: meta };

@@ -40,6 +40,11 @@ export interface RequestHost {
   readonly logger: Logger;
   /** The legacy session the request came on; absent in the modern era, which has none. */
   readonly session?: Session;
+  /**
+   * Whether the handler's next `method` question is answered already, so nothing goes to the client
+   * (2026-07-28: a retry brings the answers to the last round); absent where every question is sent.
+   */
+  hasAnswerFor?(method: string): boolean;
   /** Sends the client a request and resolves with its result (or rejects with its error). */
   ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>>;
 }

@@ -114,6 +114,10 @@ export class TaskCallHost implements RequestHost {
     this.taskLogger = logger;
   }
 
+  hasAnswerFor(method: string): boolean {
+    return !this.inputs && this.request.hasAnswerFor?.(method) === true;
+  }
+
   ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>> {
     return this.inputs ? this.inputs.ask(method, params, options) : this.request.ask(method, params, channel, options);
   }
