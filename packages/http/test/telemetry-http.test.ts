@@ -35,6 +35,8 @@ let transport: StreamableHTTPClientTransport;
 let extraHeaders: Record<string, string> = {};
 /** Elicitation requests the client received. */
 const elicitations: ElicitRequest[] = [];
+/** The JSON-RPC ids the elicitation requests came under. */
+const elicitationIds: (string | number)[] = [];
 
 /** SDK 1.x resumes a POST stream that ended with an error on timers close() does not clear: no reconnection in tests. */
 const NO_RECONNECT = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
@@ -49,8 +51,9 @@ async function connectClient(): Promise<{ client: Client; transport: StreamableH
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch: withHeaders, reconnectionOptions: NO_RECONNECT });
   const client = new Client({ name: 'telemetry-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   client.onerror = () => {};
-  client.setRequestHandler(ElicitRequestSchema, (request) => {
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
     elicitations.push(request);
+    elicitationIds.push(extra.requestId);
     return { action: 'accept', content: { confirm: true } };
   });
   await client.connect(transport);
@@ -90,6 +93,7 @@ beforeEach(() => {
   extraHeaders = {};
   lines.length = 0;
   elicitations.length = 0;
+  elicitationIds.length = 0;
 });
 
 describe('spans of requests over Streamable HTTP', () => {
@@ -170,7 +174,7 @@ describe('spans of requests over Streamable HTTP', () => {
     const ask = kit.span('elicitation/create');
     expect(ask.kind).toBe(SpanKind.CLIENT);
     expect(isChildOf(ask, call)).toBe(true);
-    expect(attrs(ask)).toEqual({ 'mcp.method.name': 'elicitation/create', 'mcp.session.id': sessionLogId() });
+    expect(attrs(ask)).toEqual({ 'mcp.method.name': 'elicitation/create', 'mcp.session.id': sessionLogId(), 'jsonrpc.request.id': String(elicitationIds[0]) });
     expect(ask.status.code).toBe(SpanStatusCode.UNSET);
     // The question ended before the call it was part of.
     expect(nanos(ask.endTime) <= nanos(call.endTime)).toBe(true);

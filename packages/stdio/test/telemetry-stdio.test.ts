@@ -94,12 +94,14 @@ describe('a 2025-11-25 client over stdio', () => {
   let served: ReturnType<typeof serve>;
   let client: Client;
   const elicitations: ElicitRequest[] = [];
+  const elicitationIds: (string | number)[] = [];
 
   beforeAll(async () => {
     served = serve();
     client = new Client({ name: 'stdio-telemetry', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
       elicitations.push(request);
+      elicitationIds.push(extra.requestId);
       return { action: 'accept', content: { confirm: true } };
     });
     await client.connect(served.transport as unknown as Transport);
@@ -145,13 +147,14 @@ describe('a 2025-11-25 client over stdio', () => {
 
   it('an elicitation: a CLIENT span under the call, whose traceparent the client receives in _meta', async () => {
     elicitations.length = 0;
+    elicitationIds.length = 0;
     const result = await client.callTool({ name: 'confirm', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'action=accept' }]);
     const call = await kit.waitForSpan('tools/call confirm');
     const ask = kit.span('elicitation/create');
     expect(ask.kind).toBe(SpanKind.CLIENT);
     expect(isChildOf(ask, call)).toBe(true);
-    expect(attrs(ask)).toEqual({ 'mcp.method.name': 'elicitation/create' });
+    expect(attrs(ask)).toEqual({ 'mcp.method.name': 'elicitation/create', 'jsonrpc.request.id': String(elicitationIds[0]) });
     expect(elicitations[0]!.params._meta).toMatchObject({ traceparent: `00-${ask.spanContext().traceId}-${ask.spanContext().spanId}-01` });
     expectOnlyProtocol(served.transport);
   });

@@ -10,6 +10,8 @@ import { ErrorCode, McpError } from '../protocol/errors';
 import type { RequestContext } from './context';
 import { InputNeeded } from './input-required';
 import type { ChildSpan } from '../telemetry/telemetry';
+import { ATTR_JSONRPC_REQUEST_ID } from '../telemetry/semconv';
+import type { RequestId } from '../protocol/jsonrpc';
 
 /**
  * Requests a handler makes of the client: sampling, elicitation, roots. Each checks what the
@@ -107,7 +109,8 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
   // A task waiting on its client says so: input_required until the answer comes.
   task?.inputRequired(true);
   try {
-    const result = await ctx.host.ask(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs });
+    const onSent = span ? (id: RequestId) => span!.span.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(id)) : undefined;
+    const result = await ctx.host.ask(method, params, ctx.channel, { signal: ctx.signal, timeoutMs: options.timeoutMs, onSent });
     span?.end();
     return result;
   } catch (err) {

@@ -4,6 +4,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabiliti
 import type { MessageChannel } from './channel';
 import type { McpEngine } from './engine';
 import type { Session } from '../eras/legacy/session';
+import type { RequestId } from '../protocol/jsonrpc';
 
 /**
  * The protocol eras a request can belong to. `legacy`: 2025-11-25 and earlier, where `initialize`
@@ -29,6 +30,14 @@ export interface RequestEnv {
   readonly serverCapabilities: ServerCapabilities;
 }
 
+/** How a handler's question to the client is sent. */
+export interface AskOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Told the id the request goes out under (a legacy session's request; a 2026-07-28 question has none). */
+  onSent?: (id: RequestId) => void;
+}
+
 /**
  * What a request runs within: the engine, the framework logger for its lines, and the way to ask
  * the client something (a request on the call's stream in the legacy era; an input request
@@ -46,5 +55,5 @@ export interface RequestHost {
    */
   hasAnswerFor?(method: string): boolean;
   /** Sends the client a request and resolves with its result (or rejects with its error). */
-  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>>;
+  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: AskOptions): Promise<Record<string, unknown>>;
 }

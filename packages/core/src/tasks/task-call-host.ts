@@ -4,7 +4,7 @@ import type { JsonRpcMessage } from '../protocol/jsonrpc';
 import type { MessageChannel } from '../engine/channel';
 import type { McpEngine } from '../engine/engine';
 import { inputKey, type InputRequest } from '../engine/input-required';
-import type { RequestHost } from '../engine/request-env';
+import type { AskOptions, RequestHost } from '../engine/request-env';
 
 interface WaitingInput {
   request: InputRequest;
@@ -118,7 +118,7 @@ export class TaskCallHost implements RequestHost {
     return !this.inputs && this.request.hasAnswerFor?.(method) === true;
   }
 
-  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>> {
+  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: AskOptions): Promise<Record<string, unknown>> {
     return this.inputs ? this.inputs.ask(method, params, options) : this.request.ask(method, params, channel, options);
   }
 }

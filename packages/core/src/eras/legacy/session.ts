@@ -19,7 +19,7 @@ import type { MethodHandler } from '../../engine/handler-types';
 import { LazyAbort } from '../../engine/lazy-abort';
 import { McpLogger } from '../../engine/mcp-logger';
 import { loggedChannel, logMessage, type MessageLogTarget } from '../../engine/message-log';
-import type { RequestEnv, RequestHost } from '../../engine/request-env';
+import type { AskOptions, RequestEnv, RequestHost } from '../../engine/request-env';
 import { logNotification, logRefused, logRequest, sessionLogId } from '../../engine/request-log';
 import { CancelledError, errorResponseFor, inFlightRefusal } from '../../engine/dispatch';
 import { legacyMethods } from './methods';
@@ -104,7 +104,7 @@ export class Session implements RequestHost {
   }
 
   /** As a RequestHost: a question to the client is a request on the call's own channel. */
-  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>> {
+  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: AskOptions): Promise<Record<string, unknown>> {
     return this.request(method, params, channel, options);
   }
 
@@ -322,7 +322,7 @@ export class Session implements RequestHost {
     method: string,
     params: Record<string, unknown>,
     channel: MessageChannel,
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+    options: AskOptions = {},
   ): Promise<Record<string, unknown>> {
     if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.InvalidRequest, `Cannot send ${method}: the session is closed`));
     const { signal } = options;
@@ -330,6 +330,7 @@ export class Session implements RequestHost {
     // Ids name this instance when others share the session, so the answer finds its way back here.
     const n = this.nextOutgoingId++;
     const id: RequestId = this.engine.cluster ? `${this.engine.cluster.instanceId}.${n}` : n;
+    options.onSent?.(id);
     const timeoutMs = options.timeoutMs ?? this.engine.options.clientRequestTimeoutMs;
     return new Promise((resolve, reject) => {
       const cancel = (reason: string) => {
