@@ -46,7 +46,7 @@ describe('npm run bench -- --quick', () => {
       const figures = results.medians[target.key] as Record<string, number>;
       const expected =
         target.transport === 'stdio'
-          ? ['idleRssKB', 'stdioPipelinedRps', 'stdioSerialRps']
+          ? ['idleRssKB', 'stdioPipelinedRps', 'stdioSerialRps', 'stdioFirstAnswerMs', 'nodeStartMs']
           : [
               'idleRssKB',
               ...[1, 16, 64].flatMap((c) => [`echo${c}Rps`, `echo${c}P50`, `echo${c}P99`, `echo${c}CpuUs`]),
@@ -56,7 +56,7 @@ describe('npm run bench -- --quick', () => {
               ...(target.redis ? ['redisKbPerSession', 'redisKeysKbPerSession'] : []),
             ];
       expect(Object.keys(figures).sort()).toEqual(expected.sort());
-      for (const metric of ['idleRssKB', ...expected.filter((m) => /Rps$|MBps$|PerS$|RedisCommands$/.test(m))]) {
+      for (const metric of ['idleRssKB', ...expected.filter((m) => /Rps$|MBps$|PerS$|RedisCommands$|StartMs$|FirstAnswerMs$/.test(m))]) {
         expect([target.key, metric, figures[metric]! > 0]).toEqual([target.key, metric, true]);
       }
     }
@@ -64,7 +64,8 @@ describe('npm run bench -- --quick', () => {
     const ratio = results.ratios.find((r: { mcpx: string; versus: string; metric: string }) => r.mcpx === 'mcpx-sse' && r.versus === 'sdk' && r.metric === 'echo64Rps');
     expect(ratio.value).toBeCloseTo(results.medians['mcpx-sse'].echo64Rps / results.medians.sdk.echo64Rps, 6);
     const goals = results.targets.map((t: { goal: string }) => t.goal);
-    expect(goals).toHaveLength(redisAnswers ? 9 : 7);
+    expect(goals).toHaveLength(redisAnswers ? 11 : 9);
+    expect(goals).toContain('stdio: first answer no later than the SDK v2’s');
 
     const markdown = readFileSync(path.join(out, 'latest.md'), 'utf8');
     for (const heading of ['### Streamable HTTP', '### stdio', '### Ratios, Streamable HTTP', '### Ratios, stdio', '### Goals']) expect(markdown).toContain(heading);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSessions, openSessions, sessionCycles, toolCalls, type CallLoad } from './http-load';
 import { freePort, startProcess, waitForPort } from './processes';
@@ -163,6 +164,10 @@ async function redisMemory({ redis, prefix }: RedisUse): Promise<{ used: number;
 }
 
 async function measureStdio(target: Target, s: Settings, progress: (line: string) => void): Promise<Figures> {
+  // The floor a stdio server's start is held against, measured just before it: a bare Node process's first output.
+  const nodeStartMs = await bareNodeStart();
+  // Time to first answer: from the spawn to the answer of the first request (initialize; 2026-07-28: server/discover).
+  const spawnedAt = performance.now();
   const server = startProcess(target.script, target.args, {}, true);
   const figures: Figures = {};
   try {
@@ -172,6 +177,8 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
     );
     exited.catch(() => undefined);
     await Promise.race([peer.initialize(), exited]);
+    figures.stdioFirstAnswerMs = performance.now() - spawnedAt;
+    figures.nodeStartMs = nodeStartMs;
     figures.idleRssKB = kb((await server.memory()).rss);
     checked(target, 'warm-up', await stdioRoundTrips(peer, 16, s.warmS));
     const serial = await Promise.race([stdioRoundTrips(peer, 1, s.callS), exited]);
@@ -180,9 +187,22 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
     checked(target, 'pipelined', pipelined);
     figures.stdioSerialRps = serial.rps;
     figures.stdioPipelinedRps = pipelined.rps;
-    progress(`  ${target.label}: ${Math.round(serial.rps)} round trips/s serial, ${Math.round(pipelined.rps)} with ${s.stdioInFlight} in flight`);
+    progress(
+      `  ${target.label}: first answer ${Math.round(figures.stdioFirstAnswerMs)} ms after the spawn; ${Math.round(serial.rps)} round trips/s serial, ${Math.round(pipelined.rps)} with ${s.stdioInFlight} in flight`,
+    );
     return figures;
   } finally {
     await server.stop();
   }
+}
+
+/** Milliseconds from spawning `node -e` to its first byte on stdout: Node's own start, with no module of ours loaded. */
+function bareNodeStart(): Promise<number> {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, ['-e', "process.stdout.write('ready\\n')"], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', () => resolve(performance.now() - startedAt));
+    child.once('exit', (code) => reject(new Error(`node -e exited with ${code} before writing`)));
+  });
 }

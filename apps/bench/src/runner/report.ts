@@ -64,6 +64,8 @@ const HTTP_ROWS: Row[] = [
 const STDIO_ROWS: Row[] = [
   { metric: 'stdioSerialRps', label: 'echo round trips/s, serial', format: int, higher: true },
   { metric: 'stdioPipelinedRps', label: 'echo round trips/s, 64 in flight', format: int, higher: true },
+  { metric: 'stdioFirstAnswerMs', label: 'first answer after the spawn, ms', format: (n) => n.toFixed(0), higher: false },
+  { metric: 'nodeStartMs', label: 'a bare `node -e` start, ms (measured just before)', format: (n) => n.toFixed(0), higher: false },
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
 ];
 
@@ -149,6 +151,19 @@ export function checkTargets(medians: Record<string, Figures>): TargetCheck[] {
   ratio('sessions/s ≥ 5× the SDK', m.sessionsPerS, sdk.sessionsPerS, 5, 'x');
   if (m.kbPerSession !== undefined) checks.push({ goal: '≤ 15 KB per open idle session', figure: `${m.kbPerSession.toFixed(1)} KB`, met: m.kbPerSession <= 15 });
   ratio('stdio, 64 in flight ≥ 2× the SDK', stdio.stdioPipelinedRps, sdkStdio.stdioPipelinedRps, 2, 'x');
+  // Some clients probe a stdio server with a 1 s timeout: the start matters.
+  const sdk2Stdio = medians['sdk2-stdio'] ?? {};
+  if (stdio.stdioFirstAnswerMs !== undefined && sdk2Stdio.stdioFirstAnswerMs !== undefined) {
+    checks.push({
+      goal: 'stdio: first answer no later than the SDK v2’s',
+      figure: `${stdio.stdioFirstAnswerMs.toFixed(0)} ms against ${sdk2Stdio.stdioFirstAnswerMs.toFixed(0)} ms`,
+      met: stdio.stdioFirstAnswerMs <= sdk2Stdio.stdioFirstAnswerMs,
+    });
+  }
+  if (stdio.stdioFirstAnswerMs !== undefined && stdio.nodeStartMs !== undefined) {
+    const r = stdio.stdioFirstAnswerMs / stdio.nodeStartMs;
+    checks.push({ goal: 'stdio: first answer < 2× a bare `node -e` start', figure: `${r.toFixed(2)}× (${stdio.stdioFirstAnswerMs.toFixed(0)} ms ÷ ${stdio.nodeStartMs.toFixed(0)} ms)`, met: r < 2 });
+  }
   ratio('1 MB results ≥ 80% of the raw route’s MB/s', m.bigMBps, raw.bigMBps, 0.8, '%');
   // Scale-out: state shared through Redis may cost at most twice the in-memory server's CPU per
   // call, and must keep a clear lead over the SDK (which keeps its sessions in memory).

@@ -2,7 +2,7 @@
 export interface Target {
   key: string;
   label: string;
-  family: 'mcpx' | 'sdk' | 'fastmcp' | 'raw';
+  family: 'mcpx' | 'sdk' | 'sdk2' | 'fastmcp' | 'raw';
   transport: 'http' | 'stdio';
   /** Relative to apps/bench. */
   script: string;
@@ -26,10 +26,14 @@ export const TARGETS: Target[] = [
   { key: 'mcpx-2026', label: 'mcpx 2026-07-28', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: false, mcp: true, modern: true },
   { key: 'mcpx-stateless', label: 'mcpx stateless', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--stateless'], stateful: false, mcp: true },
   { key: 'sdk', label: 'SDK', family: 'sdk', transport: 'http', script: 'anchors/sdk.mjs', args: [], stateful: true, mcp: true },
+  // SDK v2 serves 2025 clients statelessly by default (createMcpHandler): no sessions to count.
+  { key: 'sdk2', label: 'SDK v2', family: 'sdk2', transport: 'http', script: 'anchors/sdk2.mjs', args: [], stateful: false, mcp: true },
+  { key: 'sdk2-2026', label: 'SDK v2 2026-07-28', family: 'sdk2', transport: 'http', script: 'anchors/sdk2.mjs', args: [], stateful: false, mcp: true, modern: true },
   { key: 'fastmcp', label: 'FastMCP', family: 'fastmcp', transport: 'http', script: 'anchors/fastmcp.mjs', args: [], stateful: true, mcp: true },
   { key: 'raw', label: 'raw Fastify', family: 'raw', transport: 'http', script: 'anchors/raw-fastify.mjs', args: [], stateful: false, mcp: false },
   { key: 'mcpx-stdio', label: 'mcpx stdio', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: true, mcp: true },
   { key: 'mcpx-stdio-2026', label: 'mcpx stdio 2026-07-28', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: false, mcp: true, modern: true },
   { key: 'sdk-stdio', label: 'SDK stdio', family: 'sdk', transport: 'stdio', script: 'anchors/sdk.mjs', args: ['--stdio'], stateful: true, mcp: true },
+  { key: 'sdk2-stdio', label: 'SDK v2 stdio', family: 'sdk2', transport: 'stdio', script: 'anchors/sdk2.mjs', args: ['--stdio'], stateful: true, mcp: true },
   { key: 'fastmcp-stdio', label: 'FastMCP stdio', family: 'fastmcp', transport: 'stdio', script: 'anchors/fastmcp.mjs', args: ['--stdio'], stateful: true, mcp: true },
 ];
