@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { measure, type Figures, type Settings } from './runner/measure';
 import { checkTargets, markdown, ratiosOf, type Results } from './runner/report';
-import { BENCH_REDIS_URL, BenchRedis, redactedUrl } from './runner/redis';
+import { redactUrl } from '@mcpx/redis';
+import { BENCH_REDIS_URL, BenchRedis } from './runner/redis';
 import { median } from './runner/stats';
 import { TARGETS } from './runner/targets';
 
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
       redis = await BenchRedis.connect(BENCH_REDIS_URL);
     } catch (err) {
       // Without Redis the rest of the benchmark still runs: the Redis-backed targets are left out, and the report says so.
-      const reason = `Redis does not answer at ${redactedUrl(BENCH_REDIS_URL)} (${(err as Error).message || String(err)}); start one or set MCPX_BENCH_REDIS_URL`;
+      const reason = `Redis does not answer at ${redactUrl(BENCH_REDIS_URL)} (${(err as Error).message || String(err)}); start one or set MCPX_BENCH_REDIS_URL`;
       for (const target of measured.filter((t) => t.redis)) {
         log(`skipping ${target.label} (${target.key}): ${reason}`);
         skipped.push({ target: target.key, reason });
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
     medians,
     ratios: ratiosOf(medians, measured),
     targets: checkTargets(medians),
-    redis: redis && { url: redactedUrl(redis.url), version: redis.version },
+    redis: redis && { url: redactUrl(redis.url), version: redis.version },
     skipped,
   };
   const md = markdown(results, measured);

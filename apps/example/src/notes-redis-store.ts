@@ -76,7 +76,10 @@ redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'deleted', id = ARGV[2] }))
 return 1
 `);
 
-/** The URL as it may appear in a message: without its password. */
+/**
+ * The URL as it may appear in a message: without its password. (@mcpx/redis exports the same
+ * redactUrl; importing it here would load node-redis into every start of the example, Redis or not.)
+ */
 function shown(url: string): string {
   try {
     const parsed = new URL(url);

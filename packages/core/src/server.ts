@@ -4,6 +4,7 @@ import type { Registry } from './registry/registry';
 import type { Session } from './eras/legacy/session';
 import { buildRegistry, serverInfoOf, type DefinitionWarning } from './scanner/scanner';
 import { DefinitionError } from './registry/definition-error';
+import { envFlag } from './env-flag';
 
 const engines = new WeakMap<object, McpEngine>();
 const warningsOf = new WeakMap<McpEngine, readonly DefinitionWarning[]>();
@@ -46,8 +47,7 @@ export function createEngine(target: Servable, options: EngineOptions = {}): Mcp
 /** `strictDefinitions`, else MCPX_STRICT_DEFINITIONS (`true` or `1`), so `mcpx serve` can be strict without a flag. */
 function strictDefinitions(options: EngineOptions): boolean {
   if (options.strictDefinitions !== undefined) return options.strictDefinitions;
-  const env = process.env.MCPX_STRICT_DEFINITIONS?.trim().toLowerCase();
-  return env === 'true' || env === '1';
+  return envFlag(process.env.MCPX_STRICT_DEFINITIONS);
 }
 
 /** The definition warnings found when the engine was built (what its schemas cannot check). */

@@ -49,4 +49,5 @@ export { eventId, parseEventId } from './stores/event-store';
 
 // Telemetry: where a message came from, as spans and metrics record it
 export { STDIO_ORIGIN, type RequestOrigin } from './telemetry/origin';
-export { startOtelFor, envFlag, type OtelHandle } from './telemetry/start-otel';
+export { startOtelFor, type OtelHandle } from './telemetry/start-otel';
+export { envFlag } from './env-flag';

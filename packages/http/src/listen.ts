@@ -1,12 +1,12 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createEngine, getServerOptions, type Servable } from '@mcpx/core';
-import { McpEngine } from '@mcpx/core/transport';
+import { McpEngine, envFlag } from '@mcpx/core/transport';
 import type { McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
 import { registerProtectedResourceMetadata } from './auth/metadata';
+import { serverUrl } from './server-url';
 import { redisFromEnv, startRedisCluster } from './cluster/start-cluster';
-import { envFlag } from '@mcpx/core/transport';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -99,10 +99,9 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
 
   const address = app.server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const url = `http://${urlHost}:${boundPort}${endpoint.options.path}`;
+  const url = serverUrl(host, boundPort, endpoint.options.path);
   const metricsOptions = endpoint.options.metrics;
-  const metricsUrl = metricsOptions && (endpoint.metricsUrl ?? `http://${urlHost}:${boundPort}${metricsOptions.path}`);
+  const metricsUrl = metricsOptions && (endpoint.metricsUrl ?? serverUrl(host, boundPort, metricsOptions.path));
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));

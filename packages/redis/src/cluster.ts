@@ -9,6 +9,7 @@ import { nodeRedisConnection } from './node-redis';
 import { RedisSessionStore } from './session-store';
 import { StreamReader } from './stream-reader';
 import { RedisTaskStore } from './task-store';
+import { redactUrl } from './redact-url';
 
 export interface RedisClusterOptions {
   /** `redis://[[user]:password@]host[:port][/db]` or `rediss://...`. */
@@ -244,17 +245,6 @@ function randomInstanceId(): string {
   let id = '';
   for (const byte of bytes) id += INSTANCE_ID_ALPHABET[byte % INSTANCE_ID_ALPHABET.length];
   return id;
-}
-
-/** The URL without its password, for messages and logs. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }
 
 function reasonOf(err: unknown): string {

@@ -11,3 +11,4 @@ export { RedisEventLog, type RedisEventLogOptions } from './event-log';
 export { RedisTaskStore } from './task-store';
 export { RedisBus, type RedisBusOptions } from './bus';
 export { StreamReader } from './stream-reader';
+export { redactUrl } from './redact-url';

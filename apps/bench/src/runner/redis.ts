@@ -3,11 +3,6 @@ import { createClient } from 'redis';
 /** Where the Redis-backed target keeps its state, and where the runner reads Redis's own figures. */
 export const BENCH_REDIS_URL = process.env.MCPX_BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 
-/** The URL without its password, for messages and reports. */
-export function redactedUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//');
-}
-
 /** No reconnection: a Redis that goes away mid-run fails the measurement instead of stalling it. */
 function clientFor(url: string, timeoutMs: number) {
   return createClient({ url, socket: { connectTimeout: timeoutMs, reconnectStrategy: false } });

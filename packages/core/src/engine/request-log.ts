@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { subjectOf } from './request-subject';
 import type { JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 
 /**
@@ -31,27 +32,23 @@ export function sessionLogId(id: string): string {
   return id.length > 8 ? id.slice(0, 8) : id;
 }
 
-/** Names longer than this (a client may send anything) are cut in the line. */
-const MAX_NAME = 200;
-
 /** Writes the info line of one request, answered with `response` (null: cancelled) `startedAt` (performance.now()) ago. */
 export function logRequest(logger: Logger, session: string | undefined, request: JsonRpcRequest, response: JsonRpcResponse | null, startedAt: number): void {
+  const { tool, prompt, uri, taskId } = subjectOf(request.method, request.params);
   // Every field in one literal, in the order a reader wants them; pino leaves out the undefined ones.
   const line: RequestLine = {
     session,
     mcpMethod: request.method,
-    tool: undefined,
-    prompt: undefined,
-    uri: undefined,
-    taskId: undefined,
+    tool,
+    prompt,
+    uri,
+    taskId,
     requestId: request.id,
     outcome: 'result',
     errorCode: undefined,
     errorMessage: undefined,
     durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
   };
-  const params = request.params;
-  if (params) nameSubject(line, request.method, params);
   if (!response) line.outcome = 'cancelled';
   else if ('error' in response) errorOutcome(line, response);
   else if (request.method === 'tools/call') {
@@ -84,37 +81,4 @@ function errorOutcome(line: RequestLine, response: JsonRpcErrorResponse): void {
   line.outcome = 'error';
   line.errorCode = response.error.code;
   line.errorMessage = response.error.message;
-}
-
-/** Adds the tool, prompt, resource URI or task the request names. */
-function nameSubject(line: RequestLine, method: string, params: Record<string, unknown>): void {
-  switch (method) {
-    case 'tools/call':
-      line.tool = nameOf(params.name);
-      return;
-    case 'prompts/get':
-      line.prompt = nameOf(params.name);
-      return;
-    case 'resources/read':
-    case 'resources/subscribe':
-    case 'resources/unsubscribe':
-      line.uri = nameOf(params.uri);
-      return;
-    case 'completion/complete': {
-      const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
-      if (ref?.type === 'ref/prompt') line.prompt = nameOf(ref.name);
-      else if (ref?.type === 'ref/resource') line.uri = nameOf(ref.uri);
-      return;
-    }
-    case 'tasks/get':
-    case 'tasks/result':
-    case 'tasks/cancel':
-      line.taskId = nameOf(params.taskId);
-      return;
-  }
-}
-
-function nameOf(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  return value.length > MAX_NAME ? `${value.slice(0, MAX_NAME)}…` : value;
 }

@@ -35,9 +35,3 @@ export async function startOtelFor(engine: McpEngine, options: { otlp: boolean; 
   engine.telemetry.use(providers);
   return handle;
 }
-
-/** An environment flag such as MCPX_OTEL: `1` or `true` (any case) is on. */
-export function envFlag(value: string | undefined): boolean {
-  const v = value?.trim().toLowerCase();
-  return v === '1' || v === 'true';
-}

@@ -23,6 +23,7 @@ import { McpError } from '../protocol/errors';
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
 import * as sem from './semconv';
 import type { RequestOrigin } from './origin';
+import { cutName as cut, subjectOf } from '../engine/request-subject';
 import { injectInto, parentOf } from './trace-context';
 
 /** The tracer and meter providers (and propagator) telemetry uses instead of the global ones (listen's `otel` and `metrics`, tests). */
@@ -48,8 +49,6 @@ export interface TelemetrySource {
 
 /** The version of @mcpx/core, the instrumentation scope's version. */
 const SCOPE_VERSION = '0.1.0';
-/** Names a client sends are cut to this in span attributes (a client may send anything). */
-const MAX_NAME = 200;
 /** The global tracer provider's delegate until an SDK registers one. */
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 const NOOP_METER = createNoopMeter();
@@ -242,7 +241,6 @@ export class RequestTrace {
   /** The context the handler runs in: the span's, so spans the handler starts are its children. */
   readonly context: Context;
   private readonly startedAt = performance.now();
-  private readonly subject: { tool?: string; prompt?: string; uri?: string; taskId?: string };
   private readonly names: { method: string; tool?: string; prompt?: string };
 
   constructor(
@@ -255,8 +253,8 @@ export class RequestTrace {
     private readonly scope: TraceScope,
   ) {
     telemetry.requestsActive++;
-    this.subject = subjectOf(method, params);
-    this.names = telemetry.known(method, this.subject.tool, this.subject.prompt);
+    const subject = subjectOf(method, params);
+    this.names = telemetry.known(method, subject.tool, subject.prompt);
     if (!tracer) {
       this.context = context.active();
       return;
@@ -272,7 +270,6 @@ export class RequestTrace {
       attributes[sem.ATTR_CLIENT_ADDRESS] = origin.clientAddress;
       if (origin.clientPort !== undefined) attributes[sem.ATTR_CLIENT_PORT] = origin.clientPort;
     }
-    const subject = this.subject;
     if (subject.tool !== undefined) {
       attributes[sem.ATTR_GEN_AI_TOOL_NAME] = subject.tool;
       attributes[sem.ATTR_GEN_AI_OPERATION_NAME] = sem.EXECUTE_TOOL;
@@ -380,40 +377,4 @@ function networkAttributes(origin: RequestOrigin | undefined): Attributes {
     attributes[sem.ATTR_NETWORK_PROTOCOL_VERSION] = origin.httpVersion;
   }
   return attributes;
-}
-
-/** The tool, prompt, resource or task a message names. */
-function subjectOf(method: string, params: Record<string, unknown> | undefined): { tool?: string; prompt?: string; uri?: string; taskId?: string } {
-  if (!params) return {};
-  switch (method) {
-    case 'tools/call':
-      return { tool: nameOf(params.name) };
-    case 'prompts/get':
-      return { prompt: nameOf(params.name) };
-    case 'resources/read':
-    case 'resources/subscribe':
-    case 'resources/unsubscribe':
-      return { uri: nameOf(params.uri) };
-    case 'completion/complete': {
-      const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
-      if (ref?.type === 'ref/prompt') return { prompt: nameOf(ref.name) };
-      if (ref?.type === 'ref/resource') return { uri: nameOf(ref.uri) };
-      return {};
-    }
-    case 'tasks/get':
-    case 'tasks/result':
-    case 'tasks/cancel':
-    case 'tasks/update':
-      return { taskId: nameOf(params.taskId) };
-    default:
-      return {};
-  }
-}
-
-function nameOf(value: unknown): string | undefined {
-  return typeof value === 'string' ? cut(value) : undefined;
-}
-
-function cut(value: string): string {
-  return value.length > MAX_NAME ? `${value.slice(0, MAX_NAME)}…` : value;
 }

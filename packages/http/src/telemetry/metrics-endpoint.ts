@@ -7,6 +7,7 @@ import { checkHost, checkOrigin, type OriginHostPolicy } from '../guards';
 import { sendHttpError } from '../http-errors';
 import type { ResolvedMetricsOptions } from '../options';
 import { countRefusals } from './refusals';
+import { serverUrl } from '../server-url';
 import type { OtelHandle } from '@mcpx/core/transport';
 
 /** GET /metrics, once served. */
@@ -60,6 +61,5 @@ export async function serveMetrics(app: FastifyInstance, options: ResolvedMetric
   await own.listen({ host: options.host, port: options.port });
   const address = own.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
-  return { url: `http://${host}:${port}${options.path}`, close: () => own.close() };
+  return { url: serverUrl(options.host, port, options.path), close: () => own.close() };
 }
