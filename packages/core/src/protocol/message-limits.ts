@@ -55,6 +55,20 @@ const PATH_DEPTH = 4;
 const MAX_KEY_BYTES = 64;
 const MAX_ID_BYTES = 256;
 
+/** The scan's working arrays, kept between calls: allocating four typed arrays per message cost more than the scan of a small one. */
+interface Scratch {
+  isObject: Uint8Array;
+  commas: Uint32Array;
+  keyStart: Int32Array;
+  keyEnd: Int32Array;
+}
+
+function newScratch(maxDepth: number): Scratch {
+  return { isObject: new Uint8Array(maxDepth + 2), commas: new Uint32Array(maxDepth + 2), keyStart: new Int32Array(PATH_DEPTH), keyEnd: new Int32Array(PATH_DEPTH) };
+}
+
+let scratch = newScratch(DEFAULT_MESSAGE_LIMITS.maxDepth);
+
 /**
  * One pass over the bytes, counting nesting, values and keys per object outside strings. Bytes of
  * multi-byte UTF-8 characters are all >= 0x80, so structural characters are found byte by byte.
@@ -64,12 +78,12 @@ const MAX_ID_BYTES = 256;
 export function scanMessage(bytes: Uint8Array, limits: ResolvedMessageLimits = DEFAULT_MESSAGE_LIMITS): BudgetViolation | undefined {
   const { maxDepth, maxValues, maxObjectKeys } = limits;
   const n = bytes.length;
-  // Per open container: whether it is an object, and the commas seen in it.
-  const isObject = new Uint8Array(maxDepth + 2);
-  const commas = new Uint32Array(maxDepth + 2);
+  // Per open container: whether it is an object, and the commas seen in it. Each slot is written
+  // when its container opens, before it is read, so the arrays are reused across messages.
+  if (scratch.isObject.length < maxDepth + 2) scratch = newScratch(maxDepth);
+  const { isObject, commas, keyStart, keyEnd } = scratch;
   // Where the key of the member being read at each of the first depths lies (start, end; -1: none).
-  const keyStart = new Int32Array(PATH_DEPTH).fill(-1);
-  const keyEnd = new Int32Array(PATH_DEPTH);
+  keyStart.fill(-1);
   let depth = 0;
   let values = 0;
   let inString = false;
