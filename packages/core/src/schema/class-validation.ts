@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { classShapes, classToJsonSchema } from './class-schema';
+import { acceptFast } from './fast-accept';
 import { joinPath, type JsonSchema, type ValidationIssue } from './json-schema';
 
 export type { ValidationIssue } from './json-schema';
@@ -194,6 +195,11 @@ async function run<T extends object>(
     const extra = options.forbidNonWhitelisted ? Object.keys(plain) : [];
     if (extra.length > 0) return fail(extra.map((key) => ({ path: key, message: `property ${key} should not exist` })));
     return { ok: true, value: new cls() };
+  }
+  // The common case, for arguments: a flat class given primitives whose every rule holds.
+  if (options === INPUT_OPTIONS && !revived?.issues.length) {
+    const accepted = acceptFast(cls, plain as Record<string, unknown>, classToJsonSchema(cls));
+    if (accepted) return { ok: true, value: accepted };
   }
   const instance = plainToInstance(cls, plain);
   const found = flatten(await validate(instance, options));
