@@ -17,7 +17,7 @@ import { registerCors } from './cors';
 import { startRedisCluster } from './cluster/start-cluster';
 import { startOtelFor, type OtelHandle } from '@mcpx/core/transport';
 import { serveMetrics, type MetricsEndpoint } from './telemetry/metrics-endpoint';
-import { countRefusals } from './telemetry/refusals';
+import { refusalCounter } from './telemetry/refusals';
 
 export interface McpPluginOptions extends McpHttpOptions {
   /** What to serve: a decorated object, several composed into one server, or an engine. */
@@ -142,36 +142,43 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   });
 
   // Origin and Host come first, before anything else is read (DNS-rebinding protection).
-  // Callback-style hooks: an async hook costs a promise on every request.
-  app.addHook('onRequest', (request, reply, done) => {
+  const refusedSite = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const refused = checkOrigin(request, policy) ?? checkHost(request, policy);
-    if (refused) {
-      request.log.warn({ origin: request.headers.origin, host: request.headers.host }, refused);
-      sendHttpError(reply, 403, refused);
-      return;
-    }
-    done();
-  });
-
-  // CORS (when on) comes next: preflights from its origins are answered here, and its headers go
-  // on every other answer below, refusals included (a page must read a 401's WWW-Authenticate).
-  // Its catch-all OPTIONS route (other paths under the prefix) gets no CORS: those keep their 404.
-  if (options.cors) await registerCors(app, options.cors, (request) => !request.routeOptions.url?.endsWith('*'));
-
-  app.addHook('onRequest', (request, reply, done) => {
+    if (!refused) return false;
+    request.log.warn({ origin: request.headers.origin, host: request.headers.host }, refused);
+    sendHttpError(reply, 403, refused);
+    return true;
+  };
+  const refusedVersion = (request: FastifyRequest, reply: FastifyReply): boolean => {
     // 2026-07-28 has no GET stream and no sessions to delete (transports/streamable-http.md, "Backward Compatibility").
     const version = request.headers[PROTOCOL_VERSION_HEADER];
     if ((request.method === 'GET' || request.method === 'DELETE') && isModernProtocolVersion(version) && sessionIdOf(request) === undefined && isEndpointRoute(request)) {
       sendMethodNotAllowed(reply, ['POST'], `Method Not Allowed: protocol ${version} serves POST only (no GET stream, no sessions to delete)`);
-      return;
+      return true;
     }
     const badVersion = checkProtocolVersion(request);
-    if (badVersion) {
-      sendHttpError(reply, 400, badVersion);
-      return;
-    }
-    done();
-  });
+    if (!badVersion) return false;
+    sendHttpError(reply, 400, badVersion);
+    return true;
+  };
+  // Callback-style hooks, as few as the options allow: an async hook costs a promise on every
+  // request, and each hook a turn of Fastify's hook runner.
+  if (options.cors) {
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!refusedSite(request, reply)) done();
+    });
+    // CORS comes next: preflights from its origins are answered here, and its headers go on every
+    // other answer below, refusals included (a page must read a 401's WWW-Authenticate). Its
+    // catch-all OPTIONS route (other paths under the prefix) gets no CORS: those keep their 404.
+    await registerCors(app, options.cors, (request) => !request.routeOptions.url?.endsWith('*'));
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!refusedVersion(request, reply)) done();
+    });
+  } else {
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!refusedSite(request, reply) && !refusedVersion(request, reply)) done();
+    });
+  }
 
   // With auth, every MCP request is authenticated before any work starts (health routes stay open).
   const auth = options.auth;
@@ -183,16 +190,22 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
     });
   }
 
+  // One onResponse hook: refusals are counted, and (when on) the exchange gets its log line.
+  const refusals = refusalCounter(engine.telemetry);
   if (options.requestLogging) {
     app.addHook('onResponse', (request, reply, done) => {
+      refusals(request, reply);
       // A message the engine logged has its own line (its MCP outcome): the HTTP exchange's is debug then.
       const level = request.mcpLogged ? 'debug' : 'info';
       if (isPino(request.log) && request.log.isLevelEnabled(level)) logRequest(request, reply.statusCode, reply.elapsedTime, level);
       done();
     });
+  } else {
+    app.addHook('onResponse', (request, reply, done) => {
+      refusals(request, reply);
+      done();
+    });
   }
-
-  countRefusals(app, engine.telemetry);
 
   // `config.mcp` marks the endpoint's own routes (the auth hook checks only those, wherever the plugin is mounted).
   const config = { mcp: true };

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Telemetry } from '@mcpx/core';
 
 /**
@@ -6,12 +6,21 @@ import type { Telemetry } from '@mcpx/core';
  * ended with: 401 and 403 are `auth`, 413 and 429 are the limits behind them, any other 4xx is
  * `http`. Only the routes marked `config.mcp` (the endpoint) or `config.countRefusals` are
  * counted, whichever hook or handler refused. A JSON-RPC error the engine answers with 200
- * (-32004 among them, which the engine counts itself) is no HTTP refusal.
+ * (-32004 among them, which the engine counts itself) is no HTTP refusal. The endpoint calls it
+ * from its one onResponse hook.
  */
-export function countRefusals(app: FastifyInstance, telemetry: Telemetry): void {
-  app.addHook('onResponse', (request, reply, done) => {
+export function refusalCounter(telemetry: Telemetry): (request: FastifyRequest, reply: FastifyReply) => void {
+  return (request, reply) => {
     const status = reply.statusCode;
     if (status >= 400 && status < 500 && isCounted(request)) countRefusal(telemetry, status);
+  };
+}
+
+/** The same as a hook of its own, for an instance the endpoint has no hook on (the metrics port). */
+export function countRefusals(app: FastifyInstance, telemetry: Telemetry): void {
+  const count = refusalCounter(telemetry);
+  app.addHook('onResponse', (request, reply, done) => {
+    count(request, reply);
     done();
   });
 }
