@@ -29,10 +29,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
       `${source}: tool name "${spec.name}" breaks the spec's naming guidance (1-128 characters of A-Z a-z 0-9 _ - .)`,
     );
   }
-  const input = schemaAndValidator(spec.input, spec.inputSchema, 'input', source) ?? {
-    schema: NO_INPUT_SCHEMA,
-    validate: schemaValidator(NO_INPUT_SCHEMA, source),
-  };
+  const input = schemaAndValidator(spec.input, spec.inputSchema, 'input', source) ?? { schema: NO_INPUT_SCHEMA, validate: validateNoArguments };
   const output = schemaAndValidator(spec.output, spec.outputSchema, 'output', source);
   const inputSchema = input.schema;
   const outputSchema = output?.schema;
@@ -103,6 +100,17 @@ function schemaAndValidator(
   if (raw.type !== 'object') throw new DefinitionError(`${source}: ${role}Schema must be an object schema ("type": "object")`);
   return { schema: raw, validate: schemaValidator(raw, source) };
 }
+
+/**
+ * Arguments of a tool that takes none: checked against NO_INPUT_SCHEMA, compiled on the first call
+ * and shared by every such tool. The schema is ours and compiles, so nothing is learnt by compiling
+ * it at start, where it would cost the JSON Schema validator's load before the first answer.
+ */
+let noArguments: ReturnType<typeof compileJsonSchema> | undefined;
+const validateNoArguments: Validator = async (value) => {
+  const issues = (noArguments ??= compileJsonSchema(NO_INPUT_SCHEMA))(value);
+  return issues ? { ok: false, issues } : { ok: true, value };
+};
 
 function schemaValidator(schema: JsonSchema, source: string): Validator {
   let check: ReturnType<typeof compileJsonSchema>;
