@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { listen } from '@mcpx/http';
-import { serveStdio } from '@mcpx/stdio';
 import type { LevelWithSilent } from 'pino';
 import { BenchServer } from './bench-server';
-import { traceEverything } from './trace-everything';
 
 /**
  * `npm run bench:serve`: the benchmark server alone, for any outside harness.
@@ -24,11 +21,15 @@ for (const arg of args) {
   }
 }
 const logLevel = (process.env.MCPX_LOG_LEVEL ?? 'warn') as LevelWithSilent;
-if (args.has('--otel')) traceEverything();
+// The OpenTelemetry SDK is loaded only when asked for.
+if (args.has('--otel')) (require('./trace-everything') as typeof import('./trace-everything')).traceEverything();
 
+// Each transport's package is loaded only when served: a stdio server's start (its time to a first answer) loads no HTTP stack.
 if (args.has('--stdio')) {
+  const { serveStdio } = require('@mcpx/stdio') as typeof import('@mcpx/stdio');
   serveStdio(new BenchServer(), { logLevel });
 } else {
+  const { listen } = require('@mcpx/http') as typeof import('@mcpx/http');
   const redis = args.has('--redis')
     ? {
         url: process.env.MCPX_BENCH_REDIS_URL || 'redis://127.0.0.1:6379',

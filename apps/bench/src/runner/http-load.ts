@@ -56,9 +56,12 @@ export async function toolCalls(options: {
       const id = ctx.id!;
       if (status !== 200) return tally.fail(`HTTP ${status}: ${body}`);
       try {
-        const content = (findResponse(body, id)?.result?.content as { text?: string }[] | undefined)?.[0];
+        const result = findResponse(body, id)?.result;
+        const content = (result?.content as { text?: string }[] | undefined)?.[0];
         const expected = tool === 'echo' ? `hello ${id}` : BIG_TEXT;
         if (content?.text !== expected) return tally.fail(`unexpected answer to ${id}: ${body.slice(0, 300)}`);
+        // A 2026-07-28 result says it is complete (not an input request).
+        if (modern && result?.resultType !== 'complete') return tally.fail(`answer to ${id} is no complete 2026-07-28 result: ${body.slice(0, 300)}`);
       } catch (err) {
         return tally.fail(`unparsable answer: ${(err as Error).message}: ${body.slice(0, 300)}`);
       }

@@ -31,6 +31,8 @@ export const TARGETS: Target[] = [
   { key: 'sdk2-2026', label: 'SDK v2 2026-07-28', family: 'sdk2', transport: 'http', script: 'anchors/sdk2.mjs', args: [], stateful: false, mcp: true, modern: true },
   { key: 'fastmcp', label: 'FastMCP', family: 'fastmcp', transport: 'http', script: 'anchors/fastmcp.mjs', args: [], stateful: true, mcp: true },
   { key: 'raw', label: 'raw Fastify', family: 'raw', transport: 'http', script: 'anchors/raw-fastify.mjs', args: [], stateful: false, mcp: false },
+  // The same route sent 2026-07-28 requests: it answers with the result a 2026 server sends.
+  { key: 'raw-2026', label: 'raw Fastify 2026-07-28', family: 'raw', transport: 'http', script: 'anchors/raw-fastify.mjs', args: [], stateful: false, mcp: false, modern: true },
   { key: 'mcpx-stdio', label: 'mcpx stdio', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: true, mcp: true },
   { key: 'mcpx-stdio-2026', label: 'mcpx stdio 2026-07-28', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: false, mcp: true, modern: true },
   { key: 'sdk-stdio', label: 'SDK stdio', family: 'sdk', transport: 'stdio', script: 'anchors/sdk.mjs', args: ['--stdio'], stateful: true, mcp: true },
