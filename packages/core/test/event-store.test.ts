@@ -71,4 +71,18 @@ describe('InMemoryEventStore', () => {
     expect(store.bytes).toBe(0);
     expect(store.sessionCount).toBe(0);
   });
+
+  it('takes the numbers of a writer that numbers its own events: an evicted stream goes on with them, and nothing is kept of evicted streams', () => {
+    const store = new InMemoryEventStore(1000, 2);
+    expect(store.append('s', '1', note(1), undefined, 1)).toBe('1_1');
+    expect(store.append('s', '1', note(2), undefined, 2)).toBe('1_2');
+    // A busy session: every request its own stream, far more of them than the cap keeps.
+    for (let stream = 2; stream <= 500; stream++) store.append('s', String(stream), note(stream), undefined, 1);
+    expect(store.streamCount('s')).toBe(2);
+    // Stream 1 was evicted long ago and speaks again: its writer's numbering goes on.
+    expect(store.append('s', '1', note(3), undefined, 3)).toBe('1_3');
+    expect(datas(store, 's', '1')).toEqual([['1_3', '3']]);
+    // What the store keeps for evicted streams (their numbering) stays empty for such a writer.
+    expect((store as unknown as { evicted: Map<string, unknown> }).evicted.size).toBe(0);
+  });
 });

@@ -59,8 +59,14 @@ interface StreamLog {
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, Map<string, StreamLog>>();
-  /** Where each evicted stream's numbering stood, so a stream that speaks again never reuses an event id. */
+  /**
+   * Where each evicted stream's numbering stood, so a stream that speaks again never reuses an event
+   * id. Kept only while some writer leaves the numbering to the store (appends without `seq`): a
+   * writer that numbers its own events needs none, and a busy session would otherwise leave one entry
+   * behind for every request stream the per-session cap evicted, for as long as it lives.
+   */
   private readonly evicted = new Map<string, Map<string, number>>();
+  private numbersStreams = false;
   /** Every stored stream, oldest first (Map keeps insertion order), for the byte budget. */
   private readonly age = new Map<StreamLog, { sessionId: string; streamId: string }>();
   private storedBytes = 0;
@@ -71,7 +77,8 @@ export class InMemoryEventStore implements EventStore {
     private readonly maxBytes = 64 * 1024 * 1024,
   ) {}
 
-  append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string): string {
+  append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string, seq?: number): string {
+    if (seq === undefined) this.numbersStreams = true;
     let streams = this.sessions.get(sessionId);
     if (!streams) this.sessions.set(sessionId, (streams = new Map()));
     let log = streams.get(streamId);
@@ -80,7 +87,8 @@ export class InMemoryEventStore implements EventStore {
         const [oldest, old] = streams.entries().next().value!;
         this.evict(sessionId, oldest, old);
       }
-      const firstSeq = this.evicted.get(sessionId)?.get(streamId) ?? 1;
+      // The writer's own number for the event, else where an evicted stream's numbering stood.
+      const firstSeq = seq ?? this.evicted.get(sessionId)?.get(streamId) ?? 1;
       streams.set(streamId, (log = { firstSeq, events: [] }));
       this.evicted.get(sessionId)?.delete(streamId);
       this.age.set(log, { sessionId, streamId });
@@ -147,6 +155,7 @@ export class InMemoryEventStore implements EventStore {
 
   private evict(sessionId: string, streamId: string, log: StreamLog): void {
     this.sessions.get(sessionId)?.delete(streamId);
+    if (!this.numbersStreams) return this.forget(log);
     let evicted = this.evicted.get(sessionId);
     if (!evicted) this.evicted.set(sessionId, (evicted = new Map()));
     evicted.set(streamId, log.firstSeq + log.events.length);
