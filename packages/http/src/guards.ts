@@ -9,6 +9,8 @@ export interface OriginHostPolicy {
   /** `*`: any origin; else the loopback origins (when `allowedOrigins` is not given) and the listed ones. */
   origins: '*' | { loopback: boolean; listed: Set<string> };
   hosts: { names: Set<string>; withPort: Set<string> };
+  /** The last Host header checked, and its verdict. */
+  lastHost?: { header: string; refusal: string | undefined };
 }
 
 /** `corsOrigins`: the origins CORS is on for, allowed by the Origin check as well. */
@@ -55,10 +57,18 @@ export function checkOrigin(request: FastifyRequest, policy: OriginHostPolicy): 
 /** Host: on loopback connections it must name this machine, so a rebound DNS name cannot reach us. */
 export function checkHost(request: FastifyRequest, policy: OriginHostPolicy): string | undefined {
   if (!isLoopbackAddress(request.socket.localAddress)) return undefined;
-  const host = (request.headers.host ?? '').toLowerCase();
-  if (policy.hosts.withPort.has(host)) return undefined;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
-  return policy.hosts.names.has(name) ? undefined : `Forbidden: Host ${host || '(none)'} is not allowed`;
+  const header = request.headers.host ?? '';
+  // Clients send the same Host on every request: the verdict of the last one is kept with the policy.
+  const last = policy.lastHost;
+  if (last?.header === header) return last.refusal;
+  const host = header.toLowerCase();
+  let refusal: string | undefined;
+  if (!policy.hosts.withPort.has(host)) {
+    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+    refusal = policy.hosts.names.has(name) ? undefined : `Forbidden: Host ${host || '(none)'} is not allowed`;
+  }
+  policy.lastHost = { header, refusal };
+  return refusal;
 }
 
 /**
@@ -98,6 +108,7 @@ export function acceptsType(accept: string | undefined, type: string): boolean {
 }
 
 export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true;
   if (!contentType) return false;
   return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
