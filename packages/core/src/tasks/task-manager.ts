@@ -141,6 +141,9 @@ export class TaskManager {
     this.stopSweeper = this.clock.every(Math.min(1000, this.defaultTtlMs), () => void this.purgeExpired().catch(() => undefined));
   }
 
+  /** Sessions that made a task here. */
+  private readonly owners = new WeakSet<Session>();
+
   /** Accepts a task-augmented tools/call: records the task, starts the work, answers at once. */
   async start(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext, requested: Record<string, unknown>): Promise<{ task: Task }> {
     const asked = requested.ttl;
@@ -152,6 +155,7 @@ export class TaskManager {
     // The place is taken before the store is awaited: two calls at once cannot both pass the cap.
     this.reserve(holder);
     const record = this.newRecord(ctx.session!.id, ttl);
+    this.owners.add(ctx.session!);
     try {
       await this.store.create(record);
     } catch (err) {
@@ -515,6 +519,9 @@ export class TaskManager {
 
   /** Forgets a closed session's tasks and stops their work. */
   async dropOwner(session: Session): Promise<void> {
+    // A stateless session lives for one request on this instance: unless that request made a task,
+    // the store (a Redis round trip when shared) has nothing of it to drop.
+    if (session.stateless && !this.owners.has(session)) return;
     const ids = await this.store.deleteOwner(session.id);
     for (const id of ids) this.stop(id, 'session closed');
   }
