@@ -257,9 +257,13 @@ export class McpEngine {
   capabilities(options: { unsolicited?: boolean } = {}): ServerCapabilities {
     const r = this.registry;
     const live = options.unsolicited ?? true;
-    const caps: ServerCapabilities = { logging: {} };
     const hasPrompts = r.prompts.size > 0;
     const hasResources = r.resources.size > 0 || r.templates.size > 0;
+    // Without unsolicited messages (stateless HTTP: one session per request) only what kinds of
+    // entries exist matters: the answer is kept for as long as that stays the same.
+    const shape = (hasPrompts ? 1 : 0) | (hasResources ? 2 : 0) | (r.templates.size > 0 ? 4 : 0) | (r.tools.size > 0 ? 8 : 0);
+    if (!live && this.quietCapabilities?.shape === shape) return this.quietCapabilities.caps;
+    const caps: ServerCapabilities = { logging: {} };
     if (hasPrompts || r.templates.size > 0) caps.completions = {};
     if (hasPrompts) caps.prompts = { listChanged: live };
     if (hasResources) caps.resources = { subscribe: live, listChanged: live };
@@ -271,8 +275,13 @@ export class McpEngine {
         break;
       }
     }
-    return { ...caps, ...this.options.capabilities };
+    const declared = { ...caps, ...this.options.capabilities };
+    if (!live) this.quietCapabilities = { shape, caps: declared };
+    return declared;
   }
+
+  /** The capabilities of sessions without unsolicited messages, and the registry shape they were derived from. */
+  private quietCapabilities?: { shape: number; caps: ServerCapabilities };
 
   /**
    * What this server offers modern (2026-07-28) clients: the same derivation as capabilities(),
