@@ -169,8 +169,10 @@ export class SseConnection {
 
 /**
  * One timer for the heartbeats of every open SSE connection of an endpoint, rather than one per
- * connection: it runs only while connections are open, and writes only to those that were quiet
- * for a whole period.
+ * connection: it starts with the first connection and runs (unref'd, twice a period) until the
+ * endpoint stops, writing only to connections that were quiet for a whole period. It is not
+ * stopped when the last connection closes: on a server answering one request at a time, that
+ * would create and clear an interval timer per request.
  */
 export class Heartbeats {
   private readonly connections = new Set<SseConnection>();
@@ -190,7 +192,6 @@ export class Heartbeats {
 
   delete(connection: SseConnection): void {
     this.connections.delete(connection);
-    if (this.connections.size === 0) this.stop();
   }
 
   stop(): void {
