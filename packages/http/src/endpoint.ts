@@ -20,6 +20,7 @@ import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } fr
 import type { HttpSession } from './http-session';
 import type { ResolvedHttpOptions } from './options';
 import { openConnection, refusedForScope, type EndpointContext } from './exchange';
+import { ConnectionChannel, UnresumableStream } from './channels';
 import { handleModernPost, isModernPost } from './modern-endpoint';
 import { PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { followShared, followStandalone } from './cluster/follow-shared-log';
@@ -179,7 +180,7 @@ async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonR
   const stream = http.openRequestStream(message.id);
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
-  const channel: MessageChannel = ctx.store ? stream : { get open() { return stream.open; }, send: (m) => stream.send(m) };
+  const channel: MessageChannel = ctx.store ? stream : new UnresumableStream(stream);
   let response: JsonRpcMessage | null = null;
   try {
     response = await http.session.handleRequest(message, channel, request.principal, requestLogger(request), origin);
@@ -209,15 +210,7 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
     if (ctx.options.jsonResponse) return answerJson(reply, await session.handleRequest(parsed.message, NOWHERE, undefined, requestLogger(request), origin), session.logger);
     // No resumption without sessions: a plain stream, no polling close.
     const connection = openConnection(ctx, reply, { polling: false });
-    const channel: MessageChannel = {
-      get open() {
-        return !connection.closed;
-      },
-      send(message) {
-        const data = encodeMessage(message, (err) => session.logger.error({ err }, 'message could not be serialised'));
-        if (data !== undefined) connection.event(undefined, data);
-      },
-    };
+    const channel = new ConnectionChannel(connection, (err) => session.logger.error({ err }, 'message could not be serialised'));
     const response = await session.handleRequest(parsed.message, channel, undefined, requestLogger(request), origin);
     if (response) channel.send(response);
     connection.close();

@@ -12,13 +12,13 @@ import {
   type JsonRpcErrorObject,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  type MessageChannel,
   type ModernClaim,
   type ParsedMessage,
   type RequestId,
 } from '@mcpx/core/transport';
 import { ownerOf } from './auth/guard';
 import { openConnection, refusedForScope, type EndpointContext } from './exchange';
+import { ConnectionChannel, JsonAnswerChannel } from './channels';
 import { rpcErrorBody, sendHttpError, TRANSPORT_ERROR } from './http-errors';
 import { checkModernHeaders, checkVersionHeader, PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { requestLogger } from './request-logger';
@@ -194,15 +194,7 @@ async function answerSse(ctx: EndpointContext, message: JsonRpcRequest, claim: M
   const connection = openConnection(ctx, reply, { polling: false });
   const logger = requestLogger(request);
   const onError = (err: unknown) => (logger ?? ctx.engine.logger).error({ err }, 'message could not be serialised');
-  const channel: MessageChannel = {
-    get open() {
-      return !connection.closed;
-    },
-    send(m) {
-      const data = encodeMessage(m, onError);
-      if (data !== undefined) connection.event(undefined, data);
-    },
-  };
+  const channel = new ConnectionChannel(connection, onError);
   try {
     const response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort, origin: originOf(request) });
     stopWatching();
@@ -225,12 +217,7 @@ async function answerSse(ctx: EndpointContext, message: JsonRpcRequest, claim: M
 /** Answers with one JSON body. The request's notifications have nowhere to go (the client chose no stream). */
 async function answerJson(ctx: EndpointContext, message: JsonRpcRequest, claim: ModernClaim, abort: LazyAbort, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const stopWatching = cancelOnClose(request, reply, abort);
-  const channel: MessageChannel = {
-    get open() {
-      return !reply.raw.destroyed;
-    },
-    send() {},
-  };
+  const channel = new JsonAnswerChannel(reply.raw);
   const logger = requestLogger(request);
   let response: JsonRpcResponse | null;
   try {

@@ -125,25 +125,6 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
   const barrier = new ProgressBarrier(writer, options.progressPingTimeoutMs ?? PROGRESS_PING_TIMEOUT_MS, (timeoutMs) =>
     session.logger.warn({ timeoutMs }, 'the client did not answer ping; answering without waiting until it does'),
   );
-  /** The channel of a request that carries a progress token: its response waits behind its progress (ProgressBarrier). */
-  const progressChannel = (): MessageChannel => {
-    let lastProgress: number | undefined;
-    return {
-      get open() {
-        return open;
-      },
-      send(message: JsonRpcMessage) {
-        if (!open) return;
-        const text = encode(message);
-        if (text === undefined) return;
-        if ('method' in message) {
-          const seq = writer.write(text);
-          if (message.method === 'notifications/progress') lastProgress = seq;
-        } else if (lastProgress !== undefined) barrier.respond(text, lastProgress);
-        else writer.write(text);
-      },
-    };
-  };
   const session = engine.createSession(channel, 'stdio', { principal: options.principal, origin: STDIO_ORIGIN });
   // Requests that claim a 2026-07-28 version in their _meta are served without the session: both eras share the stream.
   const modern = new ModernStream(engine, { principal: options.principal, origin: STDIO_ORIGIN });
@@ -165,7 +146,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       if (parsed.kind === 'response' && barrier.answer(parsed.message.id)) return;
       if (parsed.kind === 'notification' && modern.cancel(parsed.message)) return;
       inFlight++;
-      const replyOn = hasProgressToken(parsed) ? progressChannel() : channel;
+      const replyOn = hasProgressToken(parsed) ? new ProgressChannel(channel, writer, barrier, encode) : channel;
       (ModernStream.isModern(parsed) ? modern.receive(parsed.message, replyOn) : session.receive(parsed, replyOn)).then(settled, failed);
     },
     (bytes) => {
@@ -261,4 +242,35 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
 
   session.logger.info('serving over stdio');
   return { closed, close };
+}
+
+/**
+ * The channel of a request that carries a progress token: its response waits behind its progress
+ * (ProgressBarrier). A class rather than an object literal with `get open()`: in V8 a getter in an
+ * object literal keeps what it closes over alive through minor collections.
+ */
+class ProgressChannel implements MessageChannel {
+  private lastProgress: number | undefined;
+
+  constructor(
+    private readonly stream: MessageChannel,
+    private readonly writer: LineWriter,
+    private readonly barrier: ProgressBarrier,
+    private readonly encode: (message: JsonRpcMessage) => string | undefined,
+  ) {}
+
+  get open(): boolean | undefined {
+    return this.stream.open;
+  }
+
+  send(message: JsonRpcMessage): void {
+    if (!this.stream.open) return;
+    const text = this.encode(message);
+    if (text === undefined) return;
+    if ('method' in message) {
+      const seq = this.writer.write(text);
+      if (message.method === 'notifications/progress') this.lastProgress = seq;
+    } else if (this.lastProgress !== undefined) this.barrier.respond(text, this.lastProgress);
+    else this.writer.write(text);
+  }
 }

@@ -110,19 +110,7 @@ export class Session implements RequestHost {
 
   /** What this session's requests see of the client; `principal`: the request's own token's, else the session's. */
   envFor(principal: Principal | undefined): RequestEnv {
-    const session = this;
-    return {
-      era: 'legacy',
-      protocolVersion: this.protocolVersion,
-      clientInfo: this.clientInfo,
-      clientCapabilities: this.clientCapabilities,
-      // Read live: logging/setLevel applies to requests already running.
-      get logLevel() {
-        return session.logLevel;
-      },
-      principal: principal ?? this.principal,
-      serverCapabilities: this.serverCapabilities,
-    };
+    return new SessionEnv(this, principal ?? this.principal);
   }
 
   /** logging/setLevel: from now on, on every instance serving the session. */
@@ -409,5 +397,35 @@ export class Session implements RequestHost {
   /** Where this session's messages are logged at debug: `logger` (one without the session's binding), naming the session. */
   private messageLog(logger: Logger): MessageLogTarget {
     return { logger, session: this.logId, maxBytes: this.engine.debugMessageBytes };
+  }
+}
+
+/**
+ * A legacy request's view of its session. A class, not an object literal with a getter: in V8 a
+ * getter in an object literal keeps what it closes over alive through minor collections, and a
+ * stateless session (with its whole request) was promoted to old space on every call.
+ */
+class SessionEnv implements RequestEnv {
+  readonly era = 'legacy' as const;
+  readonly protocolVersion: string;
+  readonly clientInfo?: Implementation;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly serverCapabilities: ServerCapabilities;
+  readonly #session: Session;
+
+  constructor(
+    session: Session,
+    readonly principal: Principal | undefined,
+  ) {
+    this.#session = session;
+    this.protocolVersion = session.protocolVersion;
+    this.clientInfo = session.clientInfo;
+    this.clientCapabilities = session.clientCapabilities;
+    this.serverCapabilities = session.serverCapabilities;
+  }
+
+  /** Read live: logging/setLevel applies to requests already running. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.#session.logLevel;
   }
 }
