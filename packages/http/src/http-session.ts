@@ -54,21 +54,11 @@ export class HttpSession {
     // The client's network only: the opening request's headers (its trace context) are no parent of later requests.
     const peer = origin && peerOf(origin);
     this.lastActivity = clock.now();
-    const self = this;
     this.cluster = engine.cluster;
     if (this.cluster) {
       // Shared: what no request asked for goes to the session's standalone stream in the shared
       // log, wherever the client's GET stream is (the instance holding it follows the log).
-      const log = store as SharedEventLog;
-      this.outlet = {
-        get open() {
-          return self.session.state !== 'closed';
-        },
-        send(message) {
-          const data = encodeMessage(message, onError);
-          if (data !== undefined) void Promise.resolve(log.append(self.id, STANDALONE, message, data)).catch(onError);
-        },
-      };
+      this.outlet = new SharedOutlet(this, store as SharedEventLog, onError);
       this.session = engine.createSession(this.outlet, id, { origin: peer });
       this.session.sync = {
         update: async (patch) => {
@@ -79,23 +69,23 @@ export class HttpSession {
       };
       return;
     }
-    this.outlet = {
-      get open() {
-        return self.session.state !== 'closed';
-      },
-      get deferred() {
-        return !self.standalone;
-      },
-      send(message) {
-        if (self.standalone) self.standalone.send(message);
-        else if (self.early.length < MAX_EARLY_MESSAGES) self.early.push(message);
-      },
-    };
+    this.outlet = new LocalOutlet(this);
     this.session = engine.createSession(this.outlet, id, { origin: peer });
   }
 
   get id(): string {
     return this.session.id;
+  }
+
+  /** Whether the client opened the standalone stream: until it does, what no request asked for is held. */
+  get hasStandalone(): boolean {
+    return this.standalone !== undefined;
+  }
+
+  /** A message no request asked for: on the standalone stream, or held (up to a bound) until the client opens it. */
+  sendUnsolicited(message: JsonRpcMessage): void {
+    if (this.standalone) this.standalone.send(message);
+    else if (this.early.length < MAX_EARLY_MESSAGES) this.early.push(message);
   }
 
   touch(): void {
@@ -251,5 +241,47 @@ export class HttpSession {
     this.delivered = [];
     for (const stop of [...this.followers]) stop();
     this.followers.clear();
+  }
+}
+
+// The outlets are classes rather than object literals with getters: in V8 a getter in an object
+// literal keeps what it closes over alive through minor collections, and a short session was
+// promoted to old space whole.
+
+/** What no request asked for, in a session of this instance alone. */
+class LocalOutlet implements MessageChannel {
+  constructor(private readonly http: HttpSession) {}
+
+  get open(): boolean {
+    return this.http.session.state !== 'closed';
+  }
+
+  get deferred(): boolean {
+    return !this.http.hasStandalone;
+  }
+
+  send(message: JsonRpcMessage): void {
+    this.http.sendUnsolicited(message);
+  }
+}
+
+/**
+ * What no request asked for, in a session instances share: the session's standalone stream in the
+ * shared log, wherever the client's GET stream is (the instance holding it follows the log).
+ */
+class SharedOutlet implements MessageChannel {
+  constructor(
+    private readonly http: HttpSession,
+    private readonly log: SharedEventLog,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  get open(): boolean {
+    return this.http.session.state !== 'closed';
+  }
+
+  send(message: JsonRpcMessage): void {
+    const data = encodeMessage(message, this.onError);
+    if (data !== undefined) void Promise.resolve(this.log.append(this.http.id, STANDALONE, message, data)).catch(this.onError);
   }
 }
