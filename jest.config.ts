@@ -9,7 +9,7 @@ const config: Config = {
   testPathIgnorePatterns: ['/node_modules/', '\\.load\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
   moduleNameMapper: {
-    '^@mcpx/core/transport$': '<rootDir>/packages/core/src/transport',
+    '^@mcpx/core/(transport|errors)$': '<rootDir>/packages/core/src/$1',
     '^@mcpx/(core|stdio|http|testing|cli|redis|otel)$': '<rootDir>/packages/$1/src',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],

@@ -131,7 +131,7 @@ async function run(command: Command, argv: string[]): Promise<number> {
     result = await client.request(spec.method, params);
   } catch (err) {
     // A JSON-RPC error: the request was wrong (unknown tool, bad arguments, no such resource).
-    if (err instanceof RpcFailure) throw new CliError(`${err.method} failed (${err.code}): ${oneLine(err.message)}`);
+    if (err instanceof RpcFailure) throw new CliError(`${err.method} failed (${err.rpcCode}): ${oneLine(err.message)}`, 2, { cause: err });
     throw err;
   } finally {
     restore();

@@ -1,3 +1,4 @@
+import { ErrorCode } from '@mcpx/core/errors';
 import { CliError } from './errors';
 import { PROTOCOL_VERSION, clientInfo, resultOf, type McpClient } from './client';
 
@@ -163,7 +164,7 @@ export class HttpClient implements McpClient {
   }
 
   private async answer(request: Message): Promise<void> {
-    const reply = request.method === 'ping' ? { result: {} } : { error: { code: -32601, message: `mcpx call does not handle ${String(request.method)}` } };
+    const reply = request.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: `mcpx call does not handle ${String(request.method)}` } };
     const res = await this.post({ jsonrpc: '2.0', id: request.id, ...reply });
     await res.body?.cancel();
   }

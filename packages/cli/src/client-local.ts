@@ -1,4 +1,5 @@
 import { type Session } from '@mcpx/core';
+import { ErrorCode } from '@mcpx/core/errors';
 import { parseMessage, type JsonRpcMessage, type McpEngine } from '@mcpx/core/transport';
 import { CliError } from './errors';
 import { PROTOCOL_VERSION, clientInfo, resultOf, type McpClient } from './client';
@@ -55,7 +56,7 @@ export class LocalClient implements McpClient {
     }
     // The server asks something: this client offers no capabilities, and answers ping.
     if (parsed.id !== undefined) {
-      const reply = parsed.method === 'ping' ? { result: {} } : { error: { code: -32601, message: `mcpx call does not handle ${String(parsed.method)}` } };
+      const reply = parsed.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: `mcpx call does not handle ${String(parsed.method)}` } };
       this.send({ jsonrpc: '2.0', id: parsed.id, ...reply });
     }
   }

@@ -1,3 +1,4 @@
+import { McpxError } from '@mcpx/core/errors';
 import { version } from './help';
 
 /** What `mcpx call`, `read` and `prompt` need of a connection: one session, requests, an end. */
@@ -9,15 +10,14 @@ export interface McpClient {
   close(): Promise<void>;
 }
 
-/** A JSON-RPC error the server answered with. */
-export class RpcFailure extends Error {
+/** A JSON-RPC error the server answered with; `rpcCode` is its code. */
+export class RpcFailure extends McpxError {
   constructor(
     readonly method: string,
-    readonly code: number,
+    readonly rpcCode: number,
     message: string,
   ) {
-    super(message);
-    this.name = 'RpcFailure';
+    super('MCPX_RPC_FAILURE', message);
   }
 }
 

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { ErrorCode } from '@mcpx/core/errors';
 
 type Message = Record<string, unknown> & { id?: unknown; method?: unknown; params?: unknown };
 
@@ -180,6 +181,6 @@ export class StdioRelay {
   }
 
   private fail(id: unknown, reason: string): void {
-    this.toClient({ jsonrpc: '2.0', id, error: { code: -32603, message: reason } });
+    this.toClient({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: reason } });
   }
 }

@@ -48,7 +48,7 @@ function projectFolder(file: string): string {
 /** dev takes serve's flags, checked by serve's own parser: its messages should name dev. */
 function asDev(err: unknown): unknown {
   if (!(err instanceof CliError)) return err;
-  return new CliError(err.message.replace(/\bmcpx serve\b/g, 'mcpx dev').replace(/^serve (needs|takes) /, 'dev $1 '), err.exitCode);
+  return new CliError(err.message.replace(/\bmcpx serve\b/g, 'mcpx dev').replace(/^serve (needs|takes) /, 'dev $1 '), err.exitCode, { code: err.code, cause: err });
 }
 
 export function devSettings(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): DevSettings | 'help' {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { binName, packageJson } from './init-package-json';
 import { renderTemplates } from './init-templates';
+import { CliError } from './errors';
 
 export const INIT_USAGE = `Usage: mcpx init <dir> [--name <package-name>] [--force]
 
@@ -25,7 +26,8 @@ interface InitArgs {
   force: boolean;
 }
 
-class UsageError extends Error {}
+/** A bad `mcpx init` command line: told here, before anything is written. */
+class UsageError extends CliError {}
 
 /** npm's rules for a package name (lower case, URL-safe, optional scope, at most 214 characters). */
 const PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
@@ -56,7 +58,7 @@ function parseArgs(argv: string[]): InitArgs | 'help' {
       const value = arg === '--name' ? argv[++i] : arg.slice('--name='.length);
       if (value === undefined || value === '' || (arg === '--name' && value.startsWith('-'))) throw new UsageError('--name needs a package name, e.g. --name my-server');
       name = value;
-    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see mcpx init --help)`);
+    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see mcpx init --help)`, 2, { code: 'MCPX_OPTION_UNKNOWN' });
     else if (dir === undefined) dir = arg;
     else throw new UsageError(`init takes one directory, got "${dir}" and "${arg}"`);
   }

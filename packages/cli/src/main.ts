@@ -1,8 +1,7 @@
-import { CliError, oneLine } from './errors';
+import { CliError, isDefinitionError, oneLine } from './errors';
 import { MAIN_HELP, version } from './help';
 
 // Commands load on demand: help, version and usage errors answer without loading the framework.
-const isDefinitionError = (err: unknown) => err instanceof Error && ['DefinitionError', 'UriTemplateError', 'ElicitationSchemaError'].includes(err.name);
 
 /**
  * Runs the CLI. Resolves to an exit code, or 'serving' when a server is running (the process then
@@ -42,6 +41,8 @@ export async function main(argv: string[]): Promise<number | 'serving'> {
       default:
         throw new CliError(
           command.startsWith('-') ? `unknown option ${command} (see mcpx --help)` : `unknown command ${command}: expected serve, dev, list, call, read, prompt or init (see mcpx --help)`,
+          2,
+          { code: 'MCPX_OPTION_UNKNOWN' },
         );
     }
   } catch (err) {

@@ -2,6 +2,7 @@ import type { McpEngine } from '@mcpx/core/transport';
 import type { ListenOptions } from '@mcpx/http';
 import { entryOf, parse, pick, toBool, toHost, toList, toLogLevel, toOrigins, toPath, toPort, toPositiveMs, type LogLevel } from './args';
 import { CliError, oneLine } from './errors';
+import { isMcpxError } from '@mcpx/core/errors';
 import { SERVE_HELP } from './help';
 
 const SERVE_OPTIONS = {
@@ -198,7 +199,7 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
 /** Redis could not be reached (or @mcpx/redis is missing): not a listen error, whatever its code. */
 function isRedisFailure(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  return err.name === 'ClusterUnavailableError' || /\bredis\b/i.test(err.message);
+  return isMcpxError(err, 'MCPX_CLUSTER_UNAVAILABLE') || /\bredis\b/i.test(err.message);
 }
 
 /** OpenTelemetry could not start (@mcpx/otel missing, or an SDK registered already): not a listen error either. */

@@ -7,6 +7,7 @@ export * from './protocol/types';
 // The decorators take the short names; the listed shapes are also exported as *Definition.
 export type { Tool as ToolDefinition, Resource as ResourceDefinition, ResourceTemplate as ResourceTemplateDefinition, Prompt as PromptDefinition } from './protocol/types';
 export * from './protocol/errors';
+export { McpxError, MCPX_ERROR_CODES, isMcpxError, type McpxErrorCode } from './errors';
 export type { MessageLimits } from './protocol/message-limits';
 
 // Authoring: decorators, schema rules, content helpers
@@ -38,6 +39,7 @@ export type { DefinitionWarning } from './scanner/scanner';
 export { Registry } from './registry/registry';
 export { EntryList, type ListKind, type Page } from './registry/entry-list';
 export { DefinitionError } from './registry/definition-error';
+export { UnknownOptionError, type UnknownOption } from './metadata/check-options';
 export type {
   Validator,
   ToolHandler,

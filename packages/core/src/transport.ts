@@ -18,7 +18,10 @@ export {
 // The engine and its sessions
 export { McpEngine, type MethodHandler, type NotificationHandler } from './engine/engine';
 export { type SessionState } from './eras/legacy/session';
-export { tooManyInFlight } from './engine/dispatch';
+// The pipeline every request goes through: transports admit, map a refusal to their own form, then run
+export { RequestPipeline, type Admission, type Admitted } from './pipeline/pipeline';
+export type { EraFront, Inbound, InFlightScope, Outcome } from './pipeline/era-front';
+export { tooManyInFlight, type Refusal, type RefusalKind } from './pipeline/admission';
 export type { MessageChannel } from './engine/channel';
 export { sessionLogId } from './engine/request-log';
 export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
@@ -33,6 +36,7 @@ export type { SessionSync } from './eras/legacy/session';
 export { ModernStream } from './eras/modern/modern-stream';
 export { META, claimedVersion, readModernClaim, isRefusal, unsupportedVersion, type ModernClaim, type ModernRefusal } from './eras/modern/meta';
 export { ModernRequests, type ModernRequestOptions } from './eras/modern/modern-requests';
+export { ModernFront, type ModernFrontOptions } from './eras/modern/modern-front';
 export { MRTR_METHODS } from './eras/modern/methods';
 export { LazyAbort } from './engine/lazy-abort';
 export type { Era, RequestEnv, RequestHost } from './engine/request-env';
@@ -51,3 +55,7 @@ export { eventId, parseEventId } from './stores/event-store';
 export { STDIO_ORIGIN, type RequestOrigin } from './telemetry/origin';
 export { startOtelFor, type OtelHandle } from './telemetry/start-otel';
 export { envFlag } from './env-flag';
+
+// Options: each transport refuses a key it does not know (the engine's and its own; UnknownOptionError is in '@mcpx/core')
+export { ENGINE_OPTION_KEYS } from './engine/engine-option-keys';
+export { checkOptions, optionKeys } from './metadata/check-options';

@@ -6,16 +6,16 @@
  *   compiled once, at parse time, to an anchored RegExp so matching a URI costs
  *   a single `exec` plus percent-decoding of the captured values.
  */
+import { McpxError } from './errors';
 
 /** Thrown by {@link UriTemplate.parse}; `offset` is the 0-based index into the template. */
-export class UriTemplateError extends Error {
+export class UriTemplateError extends McpxError {
   constructor(
     readonly reason: string,
     readonly offset: number,
     readonly template: string,
   ) {
-    super(`${reason} at offset ${offset} in URI template ${JSON.stringify(template)}`);
-    this.name = 'UriTemplateError';
+    super('MCPX_URI_TEMPLATE', `${reason} at offset ${offset} in URI template ${JSON.stringify(template)}`);
   }
 }
 

@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { TestClient, connect, memoryLogger, quietOptions, RpcError } from '@mcpx/testing';
-import { CancelledError, ClientRequestError, Field, McpError, McpServer, Tool, createEngine, type RequestContext } from '../src';
+import { CancelledError, ClientRequestError, ErrorCode, Field, McpError, McpServer, Tool, createEngine, type RequestContext } from '../src';
 import { parseMessage, type JsonRpcMessage } from '../src/transport';
 
 
@@ -238,7 +238,7 @@ describe('the client answering with an error, or not at all', () => {
     const failure = server.failures[0] as ClientRequestError;
     expect(failure).toBeInstanceOf(ClientRequestError);
     expect(failure).not.toBeInstanceOf(McpError);
-    expect({ method: failure.method, code: failure.code, data: failure.data }).toEqual({ method: 'sampling/createMessage', code: -1, data: { why: 'busy' } });
+    expect({ method: failure.method, code: failure.code, rpcCode: failure.rpcCode, data: failure.data }).toEqual({ method: 'sampling/createMessage', code: 'MCPX_CLIENT_REQUEST', rpcCode: -1, data: { why: 'busy' } });
     client.close();
   });
 
@@ -250,7 +250,7 @@ describe('the client answering with an error, or not at all', () => {
     const result = await client.callTool('ask_briefly_and_record', {});
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/error -32001: sampling\/createMessage got no answer from the client within 100 ms/);
-    expect((server.failures[0] as ClientRequestError).code).toBe(-32001);
+    expect((server.failures[0] as ClientRequestError).rpcCode).toBe(ErrorCode.RequestTimeout);
     // Sent before the tools/call response, on the same channel.
     expect(cancellations(client)).toEqual([{ requestId: requestsIn(sent)[0]!.id, reason: 'No answer within 100 ms' }]);
     client.close();

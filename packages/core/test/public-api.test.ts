@@ -6,24 +6,27 @@ const EXPORTS = [
   'CancelledError', 'ClientCapabilityError', 'ClientRequestError', 'ClientUnreachableError', 'ClusterUnavailableError', 'Complete',
   'DEFAULT_ARGUMENT_LIMITS', 'DefinitionError', 'ElicitationSchemaError', 'EntryList', 'ErrorCode', 'Field',
   'INSUFFICIENT_SCOPE', 'InMemoryEventStore', 'InMemoryTaskStore', 'InputRequired', 'InsufficientScopeError',
-  'InvalidTaskCursorError', 'ManualClock', 'McpError', 'McpLogger', 'McpServer', 'Prompt', 'Registry',
+  'InvalidTaskCursorError', 'MCPX_ERROR_CODES', 'ManualClock', 'McpError', 'McpLogger', 'McpServer', 'McpxError', 'Prompt', 'Registry',
   'RequestContext', 'Resource', 'ResourceTemplate', 'Server', 'Session', 'TERMINAL_STATUSES', 'Tool',
-  'ToolContext', 'UriTemplate', 'UriTemplateError', 'UrlElicitationRequiredError', 'assistantMessage',
+  'ToolContext', 'UnknownOptionError', 'UriTemplate', 'UriTemplateError', 'UrlElicitationRequiredError', 'assistantMessage',
   'audio', 'buildPromptEntry', 'buildResourceEntry', 'buildTemplateEntry', 'buildToolEntry',
   'checkElicitationSchema', 'classToJsonSchema', 'compileJsonSchema', 'createEngine', 'definitionWarnings',
-  'embeddedResource', 'formatIssues', 'getFieldOptions', 'getServerOptions', 'image', 'isContentBlock',
+  'embeddedResource', 'formatIssues', 'getFieldOptions', 'getServerOptions', 'image', 'isContentBlock', 'isMcpxError',
   'relatedTask', 'resourceLink', 'semconv', 'streamWriter', 'text', 'toElicitationSchema', 'toolError', 'userMessage',
   'validateElicitedContent', 'validateInput',
 ];
 
+/** '@mcpx/core/errors': every error code and error base, loadable without the framework (the CLI's usage errors); all in the main entry too. */
+const ERRORS_EXPORTS = ['ErrorCode', 'MCPX_ERROR_CODES', 'McpError', 'McpxError', 'UrlElicitationRequiredError', 'isMcpxError'];
+
 /** '@mcpx/core/transport': what transports, stores and the engine's other drivers use. */
 const TRANSPORT_EXPORTS = [
-  'ALL_PROTOCOL_VERSIONS', 'ClusterLink', 'DEFAULT_MESSAGE_LIMITS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'LazyAbort',
+  'ALL_PROTOCOL_VERSIONS', 'ClusterLink', 'DEFAULT_MESSAGE_LIMITS', 'ENGINE_OPTION_KEYS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'LazyAbort',
   'META', 'MODERN_PROTOCOL_VERSIONS', 'MRTR_METHODS', 'McpEngine', 'ModernRequests', 'ModernStream',
-  'STDIO_ORIGIN', 'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits',
+  'STDIO_ORIGIN', 'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits', 'checkOptions',
   'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'envFlag', 'errorResponse', 'eventId',
   'headerParameters',
-  'isLoggingLevel', 'isModernProtocolVersion', 'isRefusal', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'parseEventId',
+  'isLoggingLevel', 'isModernProtocolVersion', 'isRefusal', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'optionKeys', 'parseEventId',
   'parseMessage', 'readModernClaim', 'resolveArgumentLimits', 'resolveMessageLimits', 'resultResponse', 'scanMessage',
   'scanObject', 'serverInfoOf', 'sessionLogId', 'startOtelFor', 'systemClock', 'toCallToolResult', 'toCompleteResult',
   'toGetPromptResult', 'toReadResourceResult', 'tooManyInFlight', 'unsupportedVersion',
@@ -41,6 +44,13 @@ describe('@mcpx/core public API', () => {
     expect(Object.keys(transport).sort()).toEqual(TRANSPORT_EXPORTS);
   });
 
+  it('@mcpx/core/errors exports exactly the pinned names, the same objects as the main entry', () => {
+    const errors = require('../src/errors') as Record<string, unknown>;
+    const core = require('../src/index') as Record<string, unknown>;
+    expect(Object.keys(errors).sort()).toEqual(ERRORS_EXPORTS);
+    for (const name of ERRORS_EXPORTS) expect(errors[name]).toBe(core[name]);
+  });
+
   it('the two entries share no name', () => {
     expect(EXPORTS.filter((name) => TRANSPORT_EXPORTS.includes(name))).toEqual([]);
   });
@@ -48,5 +58,6 @@ describe('@mcpx/core public API', () => {
   it('keeps the pinned lists sorted, so a diff shows the name that changed', () => {
     expect([...EXPORTS].sort()).toEqual(EXPORTS);
     expect([...TRANSPORT_EXPORTS].sort()).toEqual(TRANSPORT_EXPORTS);
+    expect([...ERRORS_EXPORTS].sort()).toEqual(ERRORS_EXPORTS);
   });
 });

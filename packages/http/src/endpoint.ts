@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ClusterUnavailableError, ErrorCode } from '@mcpx/core';
+import { ErrorCode, isMcpxError } from '@mcpx/core';
 import {
   decodeMessage,
   encodeMessage,
   isSupportedProtocolVersion,
   parseEventId,
-  tooManyInFlight,
   unsupportedVersion,
+  type Admission,
+  type Inbound,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type MessageChannel,
@@ -19,7 +20,7 @@ import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guar
 import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } from './http-errors';
 import type { HttpSession } from './http-session';
 import type { ResolvedHttpOptions } from './options';
-import { openConnection, refusedForScope, type EndpointContext } from './exchange';
+import { answeredAdmission, openConnection, type EndpointContext } from './exchange';
 import { ConnectionChannel, UnresumableStream } from './channels';
 import { handleModernPost, isModernPost } from './modern-endpoint';
 import { PROTOCOL_VERSION_HEADER } from './modern-headers';
@@ -89,11 +90,12 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     else await http.session.receive(parsed, http.outlet);
     return reply.code(202).send();
   }
-  if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
-  if (overInFlightCap(ctx, http.session.requestsInFlight, parsed.message.id, reply)) return reply;
+  const inbound: Inbound = { request: parsed.message, principal: request.principal, logger: requestLogger(request), origin };
+  const admission = ctx.engine.pipeline.admit(http.session, inbound);
+  if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
   return ctx.options.jsonResponse
-    ? answerJson(reply, await http.session.handleRequest(parsed.message, http.outlet, request.principal, requestLogger(request), origin), http.session.logger)
-    : answerSse(ctx, http, parsed.message, request, reply, origin);
+    ? answerJson(reply, await ctx.engine.pipeline.run(http.session, inbound, http.outlet, admission), http.session.logger)
+    : answerSse(ctx, http, inbound, admission, reply);
 }
 
 /** 400 with UnsupportedProtocolVersion (-32022), listing the versions served; no id, as the body's version did not matter. */
@@ -118,7 +120,8 @@ function lookup(ctx: EndpointContext, sessionId: string, request: FastifyRequest
 
 /** The shared store cannot be reached: 503 with a JSON-RPC error, to retry shortly. Anything else is a real failure. */
 function unavailable(ctx: EndpointContext, reply: FastifyReply, err: unknown, id?: JsonRpcRequest['id']): FastifyReply {
-  if (!(err instanceof ClusterUnavailableError)) throw err;
+  // By code: @mcpx/redis may throw it from another copy of @mcpx/core than this package's.
+  if (!isMcpxError(err, 'MCPX_CLUSTER_UNAVAILABLE')) throw err;
   ctx.engine.logger.warn({ err }, 'shared session store unreachable');
   const message = 'Service Unavailable: the shared session store cannot be reached; retry shortly';
   return sendHttpError(reply.header('retry-after', '1'), 503, message, ErrorCode.InternalError, id);
@@ -131,18 +134,6 @@ function isParamsError(parsed: ParsedMessage & { kind: 'invalid' }): boolean {
 /** The body is checked against the message budget in one pass over its bytes before it is parsed. */
 function parseBody(ctx: EndpointContext, body: unknown): ParsedMessage {
   return decodeMessage(Buffer.isBuffer(body) ? body : Buffer.alloc(0), ctx.engine.messageLimits);
-}
-
-/**
- * A session already at its in-flight cap: 429 before any stream opens, with the JSON-RPC error the
- * engine would give (-32004) so a client sees which limit it hit. The session's other requests go on.
- */
-function overInFlightCap(ctx: EndpointContext, inFlight: number, id: JsonRpcRequest['id'], reply: FastifyReply): boolean {
-  const cap = ctx.engine.options.maxRequestsInFlight;
-  if (inFlight < cap) return false;
-  const [message, data] = tooManyInFlight(cap);
-  reply.code(429).header('retry-after', '1').header('content-type', 'application/json').send(rpcErrorBody({ code: ErrorCode.LimitExceeded, message, data }, id));
-  return true;
 }
 
 /** initialize is answered as JSON: the session id goes out only once the session exists. */
@@ -176,14 +167,14 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger
 }
 
 /** Streams a request: priming event, everything the request causes, then its response. */
-async function answerSse(ctx: EndpointContext, http: HttpSession, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply, origin: RequestOrigin): Promise<void> {
-  const stream = http.openRequestStream(message.id);
+async function answerSse(ctx: EndpointContext, http: HttpSession, inbound: Inbound, admission: Admission, reply: FastifyReply): Promise<void> {
+  const stream = http.openRequestStream(inbound.request.id);
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
   const channel: MessageChannel = ctx.store ? stream : new UnresumableStream(stream);
   let response: JsonRpcMessage | null = null;
   try {
-    response = await http.session.handleRequest(message, channel, request.principal, requestLogger(request), origin);
+    response = await ctx.engine.pipeline.run(http.session, inbound, channel, admission);
     if (response) stream.send(response);
   } finally {
     if (response || http.session.state === 'closed' || reply.raw.destroyed) stream.end();
@@ -200,18 +191,20 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
     if (parsed.kind === 'notification') traceAcceptedNotification(ctx.engine, parsed.message, request);
     return reply.code(202).send();
   }
-  if (refusedForScope(ctx, parsed.message, request, reply)) return reply;
   const session = ctx.engine.createSession(NOWHERE, undefined, { stateless: true, principal: request.principal, origin });
   try {
     if (parsed.message.method !== 'initialize') {
       const header = request.headers['mcp-protocol-version'];
       session.assumeInitialized(typeof header === 'string' ? header : '2025-03-26');
     }
-    if (ctx.options.jsonResponse) return answerJson(reply, await session.handleRequest(parsed.message, NOWHERE, undefined, requestLogger(request), origin), session.logger);
+    const inbound: Inbound = { request: parsed.message, logger: requestLogger(request), origin };
+    const admission = ctx.engine.pipeline.admit(session, inbound);
+    if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
+    if (ctx.options.jsonResponse) return answerJson(reply, await ctx.engine.pipeline.run(session, inbound, NOWHERE, admission), session.logger);
     // No resumption without sessions: a plain stream, no polling close.
     const connection = openConnection(ctx, reply, { polling: false });
     const channel = new ConnectionChannel(connection, (err) => session.logger.error({ err }, 'message could not be serialised'));
-    const response = await session.handleRequest(parsed.message, channel, undefined, requestLogger(request), origin);
+    const response = await ctx.engine.pipeline.run(session, inbound, channel, admission);
     if (response) channel.send(response);
     connection.close();
     return undefined;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventStore } from '@mcpx/core';
-import { missingScopes, type JsonRpcRequest, type McpEngine } from '@mcpx/core/transport';
+import type { Admission, McpEngine, RequestId } from '@mcpx/core/transport';
+import { rpcErrorBody } from './http-errors';
 import { sendChallenge } from './auth/challenge';
 import type { ModernInFlight } from './modern-endpoint';
 import type { ResolvedHttpOptions } from './options';
@@ -21,15 +22,25 @@ export interface EndpointContext {
   onError: (err: unknown) => void;
 }
 
-/** A call its token lacks the entry's scopes for: 403 with a step-up challenge, before any work (SEP-835). */
-export function refusedForScope(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply): boolean {
+/**
+ * Answers a refusal of the pipeline's admission that HTTP tells in its own form, before any stream
+ * opens: a call its token lacks the entry's scopes for is 403 with a step-up challenge (SEP-835); a
+ * caller at its in-flight cap is 429 with Retry-After and the JSON-RPC error (-32004) naming the
+ * limit. True when it answered; any other refusal is answered as the JSON-RPC error it carries.
+ */
+export function answeredAdmission(ctx: EndpointContext, admission: Admission, request: FastifyRequest, reply: FastifyReply, id: RequestId): boolean {
+  const refusal = admission.refusal;
+  if (!refusal) return false;
+  if (refusal.kind === 'in-flight') {
+    reply.code(429).header('retry-after', '1').header('content-type', 'application/json').send(rpcErrorBody(refusal.response.error, id));
+    return true;
+  }
   const auth = ctx.options.auth;
-  if (!auth || !request.principal) return false;
-  const required = ctx.engine.requiredScopes(message.method, message.params);
-  if (missingScopes(request.principal, required).length === 0) return false;
+  if (refusal.kind !== 'scope' || !auth || !request.principal) return false;
+  const required = refusal.requiredScopes ?? [];
   // The challenge names every scope the call needs, plus those the token already has, so a new token keeps them.
   const scope = [...new Set([...request.principal.scopes, ...required])];
-  sendChallenge(reply, auth, 403, { error: 'insufficient_scope', scope, description: `${message.method} needs the scopes ${required.join(' ')}` });
+  sendChallenge(reply, auth, 403, { error: 'insufficient_scope', scope, description: `${request.mcpMethod ?? 'the request'} needs the scopes ${required.join(' ')}` });
   return true;
 }
 

@@ -7,8 +7,11 @@ import {
   isModernProtocolVersion,
   isRefusal,
   readModernClaim,
-  tooManyInFlight,
   unsupportedVersion,
+  type Admission,
+  type EraFront,
+  type InFlightScope,
+  type Inbound,
   type JsonRpcErrorObject,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -17,7 +20,7 @@ import {
   type RequestId,
 } from '@mcpx/core/transport';
 import { ownerOf } from './auth/guard';
-import { openConnection, refusedForScope, type EndpointContext } from './exchange';
+import { answeredAdmission, openConnection, type EndpointContext } from './exchange';
 import { ConnectionChannel, JsonAnswerChannel } from './channels';
 import { rpcErrorBody, sendHttpError, TRANSPORT_ERROR } from './http-errors';
 import { checkModernHeaders, checkVersionHeader, PROTOCOL_VERSION_HEADER } from './modern-headers';
@@ -112,20 +115,29 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
   const checked = checkModernRequest(ctx, message, request);
   if ('status' in checked) return answerRefusal(reply, checked, message.id);
   if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down', TRANSPORT_ERROR, message.id);
-  if (refusedForScope(ctx, message, request, reply)) return reply;
 
   const caller = ownerOf(request.principal) ?? `address ${request.ip}`;
-  const cap = ctx.engine.options.maxRequestsInFlight;
-  const abort = new LazyAbort();
-  if (!ctx.modern.admit(caller, cap, abort)) {
-    const [text, data] = tooManyInFlight(cap);
-    return answerRefusal(reply.header('retry-after', '1'), { status: 429, error: { code: ErrorCode.LimitExceeded, message: text, data } }, message.id);
+  const front = ctx.engine.modern.front(checked.claim, { principal: request.principal, origin: originOf(request), inFlight: new CallerInFlight(ctx.modern, caller) });
+  const inbound: Inbound = { request: message, principal: request.principal, logger: requestLogger(request), abort: new LazyAbort(), origin: originOf(request) };
+  const admission = ctx.engine.pipeline.admit(front, inbound);
+  if (answeredAdmission(ctx, admission, request, reply, message.id)) return reply;
+  const stream = !ctx.options.jsonResponse || STREAM_ONLY.has(message.method);
+  return stream ? answerSse(ctx, front, inbound, admission, request, reply) : answerJson(ctx, front, inbound, admission, request, reply);
+}
+
+/** A caller's share of the endpoint's modern requests in flight, as the pipeline's admission counts it. */
+class CallerInFlight implements InFlightScope {
+  constructor(
+    private readonly all: ModernInFlight,
+    private readonly caller: string,
+  ) {}
+
+  enter(_id: RequestId, abort: LazyAbort, cap: number): 'ok' | 'full' {
+    return this.all.admit(this.caller, cap, abort) ? 'ok' : 'full';
   }
-  try {
-    const stream = !ctx.options.jsonResponse || STREAM_ONLY.has(message.method);
-    return await (stream ? answerSse(ctx, message, checked.claim, abort, request, reply) : answerJson(ctx, message, checked.claim, abort, request, reply));
-  } finally {
-    ctx.modern.release(caller, abort);
+
+  leave(_id: RequestId, abort: LazyAbort): void {
+    this.all.release(this.caller, abort);
   }
 }
 
@@ -145,7 +157,7 @@ function checkModernRequest(ctx: EndpointContext, message: JsonRpcRequest, reque
   const registry = ctx.engine.registry;
   const mismatch = checkModernHeaders(request.headers, message, (name) => registry.tools.get(name)?.headerParameters);
   if (mismatch) return { status: 400, error: { code: ErrorCode.HeaderMismatch, message: mismatch } };
-  if (!ctx.engine.modern.methods.has(message.method)) {
+  if (!ctx.engine.pipeline.serves('modern', message.method)) {
     return { status: 404, error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (protocol ${claim.protocolVersion})` } };
   }
   return { claim };
@@ -188,15 +200,14 @@ function cancelOnClose(request: FastifyRequest, reply: FastifyReply, abort: Lazy
 }
 
 /** Answers with an SSE stream: the request's notifications as they come, then its response; no event ids (nothing resumes in 2026-07-28). */
-async function answerSse(ctx: EndpointContext, message: JsonRpcRequest, claim: ModernClaim, abort: LazyAbort, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const stopWatching = cancelOnClose(request, reply, abort);
+async function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const stopWatching = cancelOnClose(request, reply, inbound.abort!);
   // No polling close: a client could not resume the stream (a long subscriptions/listen stays open, with heartbeats).
   const connection = openConnection(ctx, reply, { polling: false });
-  const logger = requestLogger(request);
-  const onError = (err: unknown) => (logger ?? ctx.engine.logger).error({ err }, 'message could not be serialised');
+  const onError = (err: unknown) => (inbound.logger ?? ctx.engine.logger).error({ err }, 'message could not be serialised');
   const channel = new ConnectionChannel(connection, onError);
   try {
-    const response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort, origin: originOf(request) });
+    const response = await ctx.engine.pipeline.run(front, inbound, channel, admission);
     stopWatching();
     // Cancelled (the client left, or the server shut down): nothing more is sent for it.
     if (!response || connection.closed) return;
@@ -215,13 +226,14 @@ async function answerSse(ctx: EndpointContext, message: JsonRpcRequest, claim: M
 }
 
 /** Answers with one JSON body. The request's notifications have nowhere to go (the client chose no stream). */
-async function answerJson(ctx: EndpointContext, message: JsonRpcRequest, claim: ModernClaim, abort: LazyAbort, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const stopWatching = cancelOnClose(request, reply, abort);
+async function answerJson(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const stopWatching = cancelOnClose(request, reply, inbound.abort!);
   const channel = new JsonAnswerChannel(reply.raw);
-  const logger = requestLogger(request);
+  const logger = inbound.logger;
+  const message = inbound.request;
   let response: JsonRpcResponse | null;
   try {
-    response = await ctx.engine.modern.handle(message, channel, { claim, principal: request.principal, logger, abort, origin: originOf(request) });
+    response = await ctx.engine.pipeline.run(front, inbound, channel, admission);
   } finally {
     stopWatching();
   }

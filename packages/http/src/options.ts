@@ -1,6 +1,7 @@
 import type { AuthOptions } from './auth/options';
 import { resolveCors, type CorsOptions, type ResolvedCorsOptions } from './cors';
 import type { Clock, EngineOptions, EventStore } from '@mcpx/core';
+import { ENGINE_OPTION_KEYS, optionKeys } from '@mcpx/core/transport';
 import type { RedisSettings } from './cluster/start-cluster';
 
 /** How the Streamable HTTP endpoint behaves. Every field has a safe default. */
@@ -77,6 +78,33 @@ export interface McpHttpOptions extends EngineOptions {
    */
   metrics?: boolean | MetricsOptions;
 }
+
+/** Every key of McpHttpOptions, the engine's included: listen() and the plugin add their own. */
+export const HTTP_OPTION_KEYS = optionKeys<McpHttpOptions>()(
+  ...ENGINE_OPTION_KEYS,
+  'auth',
+  'path',
+  'stateless',
+  'jsonResponse',
+  'enableGetStream',
+  'allowedOrigins',
+  'cors',
+  'allowedHosts',
+  'sessionIdleTimeoutMs',
+  'maxSessions',
+  'eventStore',
+  'streamRetentionMs',
+  'clock',
+  'retryMs',
+  'sseMaxConnectionMs',
+  'sseHeartbeatMs',
+  'maxBodyBytes',
+  'requestLogging',
+  'healthRoutes',
+  'redis',
+  'otel',
+  'metrics',
+);
 
 /** Where and how GET /metrics is served. */
 export interface MetricsOptions {

@@ -1,7 +1,7 @@
 import { METHODS } from 'node:http';
 import pino from 'pino';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { InMemoryEventStore, createEngine, type Servable } from '@mcpx/core';
+import { ErrorCode, InMemoryEventStore, createEngine, type Servable } from '@mcpx/core';
 import { McpEngine, isModernProtocolVersion, sessionLogId } from '@mcpx/core/transport';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
@@ -134,11 +134,11 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendHttpError(reply, 413, `Payload Too Large: the body exceeds ${options.maxBodyBytes} bytes`, -32600);
+      return sendHttpError(reply, 413, `Payload Too Large: the body exceeds ${options.maxBodyBytes} bytes`, ErrorCode.InvalidRequest);
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) request.log.error({ err }, 'mcp endpoint failed');
-    return sendHttpError(reply, status, status === 500 ? 'Internal server error' : `Bad Request: ${err.message}`, status === 500 ? -32603 : -32600);
+    return sendHttpError(reply, status, status === 500 ? 'Internal server error' : `Bad Request: ${err.message}`, status === 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest);
   });
 
   // Origin and Host come first, before anything else is read (DNS-rebinding protection).

@@ -1,4 +1,4 @@
-import { ClusterUnavailableError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core';
+import { ClusterUnavailableError, isMcpxError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core';
 import { systemClock, type ClusterLink, type McpEngine, type RequestOrigin } from '@mcpx/core/transport';
 import { HttpSession, newSessionId } from './http-session';
 
@@ -114,7 +114,7 @@ export class SessionManager {
     try {
       return await run();
     } catch (err) {
-      if (err instanceof ClusterUnavailableError) throw err;
+      if (isMcpxError(err, 'MCPX_CLUSTER_UNAVAILABLE')) throw err;
       throw new ClusterUnavailableError(undefined, { cause: err });
     }
   }

@@ -1,4 +1,5 @@
 import {
+  ErrorCode,
   createEngine,
   type CallToolResult,
   type CompleteResult,
@@ -26,7 +27,10 @@ import {
   type McpEngine,
 } from '@mcpx/core/transport';
 
-/** A JSON-RPC error the server answered with. */
+/**
+ * A JSON-RPC error the server answered with, or one a client handler throws to answer with. A wire
+ * error like McpError, not an McpxError: `code` is the JSON-RPC code.
+ */
 export class RpcError extends Error {
   constructor(
     readonly code: number,
@@ -191,12 +195,12 @@ export class TestClient {
     this.serverRequests.push({ method: request.method, params });
     const handler = this.handlers.get(request.method);
     let reply: JsonRpcMessage;
-    if (!handler) reply = { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `Method not found: ${request.method}` } };
+    if (!handler) reply = { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${request.method}` } };
     else {
       try {
         reply = { jsonrpc: '2.0', id: request.id, result: ((await handler(params)) ?? {}) as Record<string, unknown> };
       } catch (err) {
-        const e = err instanceof RpcError ? err : new RpcError(-32603, err instanceof Error ? err.message : String(err));
+        const e = err instanceof RpcError ? err : new RpcError(ErrorCode.InternalError, err instanceof Error ? err.message : String(err));
         reply = { jsonrpc: '2.0', id: request.id, error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) } };
       }
     }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ErrorCode } from '@mcpx/core/errors';
 import { freePort, startProcess, type ServerProcess } from '../runner/processes';
 import { INITIALIZED_BODY, findResponse, initializeBody, sessionHeaders } from '../runner/mcp';
 import { median, percentile, sleep } from '../runner/stats';
@@ -122,7 +123,7 @@ class Target {
     const res = await fetch(`${this.base}/mcp`, { method: 'POST', headers: sessionHeaders(this.session), body });
     const text = await res.text();
     const response = findResponse(text, 1) ?? (JSON.parse(text) as { error?: { code: number; message: string } });
-    if (response.error) return response.error.code === -32602 ? 'refused -32602' : 'refused -32600';
+    if (response.error) return response.error.code === ErrorCode.InvalidParams ? 'refused -32602' : 'refused -32600';
     return (response as { result?: { isError?: boolean } }).result?.isError ? 'tool error' : 'answered';
   }
 

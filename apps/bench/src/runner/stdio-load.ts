@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { ErrorCode } from '@mcpx/core/errors';
 import { MODERN_META, PROTOCOL_VERSION } from './mcp';
 import { Tally, type Checked } from './tally';
 
@@ -38,7 +39,7 @@ export class StdioPeer {
     if (message.method !== undefined) {
       // A request from the server (ping, or anything a client that declared no capabilities need not serve).
       if (message.id === undefined) return;
-      const reply = message.method === 'ping' ? { result: {} } : { error: { code: -32601, message: 'not supported by the benchmark client' } };
+      const reply = message.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: 'not supported by the benchmark client' } };
       this.write({ jsonrpc: '2.0', id: message.id, ...reply });
       return;
     }

@@ -3,6 +3,7 @@ import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import type { EventStore, StoredEvent } from '../stores/event-store';
 import type { TaskStore } from '../stores/task-store';
+import { McpxError } from '../errors';
 
 /**
  * What several instances of one server share so that any of them can serve any request: the
@@ -157,10 +158,9 @@ export interface ClusterBus {
 }
 
 /** Thrown (and turned into 503 by transports) when the shared store cannot be reached. */
-export class ClusterUnavailableError extends Error {
+export class ClusterUnavailableError extends McpxError {
   constructor(message = 'The shared session store cannot be reached', options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ClusterUnavailableError';
+    super('MCPX_CLUSTER_UNAVAILABLE', message, options);
   }
 }
 

@@ -7,6 +7,7 @@ import { validateElicitedContent } from '../schema/validate-elicited-content';
 import { formatIssues } from '../schema/class-validation';
 import { compileJsonSchema } from '../schema/json-schema-validation';
 import { ErrorCode, McpError } from '../protocol/errors';
+import { McpxError } from '../errors';
 import type { RequestContext } from './context';
 import { InputNeeded } from './input-required';
 import type { ChildSpan } from '../telemetry/telemetry';
@@ -28,14 +29,13 @@ export interface ClientRequestOptions {
  * Thrown when the client lacks what a request needs. Legacy era: shown to the model as a tool
  * error. Modern era: the request fails with -32021 naming the capability, as 2026-07-28 requires.
  */
-export class ClientCapabilityError extends Error {
+export class ClientCapabilityError extends McpxError {
   constructor(
     message: string,
     /** The capability missing, as a path into ClientCapabilities (for example `elicitation.url`). */
     readonly capability: string,
   ) {
-    super(message);
-    this.name = 'ClientCapabilityError';
+    super('MCPX_CLIENT_CAPABILITY', message);
   }
 
   toMcpError(): McpError {
@@ -59,13 +59,13 @@ export class ClientCapabilityError extends Error {
  * no stream outlives the request and the client's answer would have nowhere to come back to.
  * Unlike ClientCapabilityError, the client may well support the request; the server's mode does not.
  */
-export class ClientUnreachableError extends Error {
+export class ClientUnreachableError extends McpxError {
   constructor(readonly method: string) {
     super(
+      'MCPX_CLIENT_UNREACHABLE',
       `This server runs stateless, so it cannot send ${method} to the client: the answer would have no session to come back to. ` +
         'Serve with sessions (stateless: false) to ask the client.',
     );
-    this.name = 'ClientUnreachableError';
   }
 }
 
@@ -77,18 +77,18 @@ function requireReachable(ctx: RequestContext, method: string): void {
 /**
  * Thrown when the client answers a request with an error, or does not answer in time. It is a
  * failure of the tool, not of the tools/call request: a tool that does not catch it reports it to
- * the model as a tool error (isError), with the code and message. `code` and `data` are the client's.
+ * the model as a tool error (isError), with the code and message. `rpcCode` and `data` are the client's.
  */
-export class ClientRequestError extends Error {
-  readonly code: number;
+export class ClientRequestError extends McpxError {
+  /** The client's JSON-RPC error code (`code` is this error's own, MCPX_CLIENT_REQUEST). */
+  readonly rpcCode: number;
   readonly data?: unknown;
   constructor(
     readonly method: string,
     cause: McpError,
   ) {
-    super(`${method} failed with error ${cause.code}: ${cause.message}`, { cause });
-    this.name = 'ClientRequestError';
-    this.code = cause.code;
+    super('MCPX_CLIENT_REQUEST', `${method} failed with error ${cause.code}: ${cause.message}`, { cause });
+    this.rpcCode = cause.code;
     this.data = cause.data;
   }
 }

@@ -35,6 +35,7 @@ export class RequestContext {
   input?: { responses?: Record<string, unknown>; state?: unknown };
   /** The request's telemetry (a task's work: the task's span); undefined while telemetry is off. */
   trace?: RequestTrace | ChildSpan;
+  private values?: Map<string | symbol, unknown>;
 
   constructor(
     /** Where the request runs: the engine, the framework logger, the way to ask the client. */
@@ -50,6 +51,11 @@ export class RequestContext {
     /** Set when the handler runs as a task. */
     readonly task?: TaskHandle,
   ) {}
+
+  /** Per-request values: what middleware left for the handler (and for each other), by key. */
+  get state(): Map<string | symbol, unknown> {
+    return (this.values ??= new Map());
+  }
 
   /** Aborted when the client cancels the request, the session ends, or (for a task) the task is cancelled. */
   get signal(): AbortSignal {

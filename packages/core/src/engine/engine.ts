@@ -1,9 +1,8 @@
 import type { Principal } from '../auth/principal';
 import { randomUUID } from 'node:crypto';
 import pino, { type LevelWithSilent, type Logger } from 'pino';
-import type { ServerOptions } from '../metadata/options';
+import { implementationOf, type ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
-import { compact } from '../compact';
 import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
 import type { MessageChannel } from './channel';
@@ -24,6 +23,10 @@ import { Telemetry } from '../telemetry/telemetry';
 import type { RequestOrigin } from '../telemetry/origin';
 import { legacyMethods } from '../eras/legacy/methods';
 import { modernMethods } from '../eras/modern/methods';
+import { RequestPipeline } from '../pipeline/pipeline';
+import { checkMiddleware, type Middleware } from '../pipeline/middleware';
+import { ExtensionSet } from '../extensions/extension-set';
+import type { McpExtension } from '../extensions/extension';
 
 /** Notifications a client may send, as telemetry names them (any other is `_OTHER`). */
 const CLIENT_NOTIFICATIONS = new Set(['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'notifications/tasks/status']);
@@ -37,6 +40,10 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
 export type { MethodHandler, NotificationHandler } from './handler-types';
 
 export interface EngineOptions extends ModernOptions {
+  /** Middleware around every request's handler, outermost first; they run before `@Server`'s (docs/middleware.md). */
+  middleware?: readonly Middleware[];
+  /** Protocol extensions to serve (their methods, notifications, capabilities and middleware), before `@Server`'s. */
+  extensions?: readonly McpExtension[];
   /** The framework's logger. Defaults to pino writing JSON to stderr (stdout may be the protocol). */
   logger?: Logger;
   /** The level of the default logger (ignored when `logger` is given). Defaults to MCPX_LOG_LEVEL or info. */
@@ -120,6 +127,10 @@ export class McpEngine {
   readonly cluster?: ClusterLink;
   /** OpenTelemetry spans and metrics (docs/observability.md): through the global providers unless given others with `telemetry.use()`. */
   readonly telemetry: Telemetry;
+  /** Where every request of either era goes: admission, middleware, handler, answer. */
+  readonly pipeline: RequestPipeline;
+  /** The protocol extensions this server serves (tasks and the application's own). */
+  readonly extensions: ExtensionSet;
   private readonly sessions = new Map<string, Session>();
   private readonly rootsListeners: ((session: Session) => unknown)[] = [];
   private pendingListChanges = new Set<string>();
@@ -147,9 +158,9 @@ export class McpEngine {
     this.logger =
       options.logger ??
       pino({ name: info.name, level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
-    const { instructions, ...identity } = info;
-    this.serverInfo = compact({ ...identity });
-    this.instructions = instructions;
+    // Only the spec's Implementation fields: nothing else @Server holds is ever sent to a client.
+    this.serverInfo = implementationOf(info);
+    this.instructions = info.instructions;
     this.tasks = new TaskManager(
       options.taskStore ?? options.cluster?.tasks ?? new InMemoryTaskStore(),
       options.tasks,
@@ -164,6 +175,12 @@ export class McpEngine {
       taskCounts: () => tasks.countByStatus(),
     });
     this.subscriptions = new ListenSubscriptions(this.logger);
+    this.extensions = new ExtensionSet([...(options.extensions ?? []), ...(info.extensions ?? [])]);
+    this.pipeline = new RequestPipeline(
+      { logger: this.logger, registry, telemetry: this.telemetry, debugMessageBytes: this.debugMessageBytes, maxRequestsInFlight: this.options.maxRequestsInFlight },
+      this.extensions.methodTables({ legacy: legacyMethods, modern: modernMethods }),
+      [...checkMiddleware(options.middleware, 'the middleware option'), ...checkMiddleware(info.middleware, '@Server middleware'), ...this.extensions.middleware],
+    );
     if (options.cluster) {
       this.cluster = new ClusterLink(options.cluster, {
         logger: this.logger,
@@ -176,6 +193,7 @@ export class McpEngine {
       this.tasks.cluster = this.cluster;
     }
     registry.onChange((kind) => {
+      this.extensions.invalidate();
       this.modern.invalidateCapabilities();
       this.listChanged(kind);
     });
@@ -185,6 +203,14 @@ export class McpEngine {
           .then(() => listener(session))
           .catch((err) => session.logger.error({ err }, 'roots list_changed handler failed'));
       }
+    });
+    this.extensions.start({
+      registry,
+      logger: this.logger,
+      offered: (id) => this.extensions.offered(id),
+      broadcast: (method, params) => {
+        for (const session of this.sessions.values()) if (session.initialized) session.notify(method, params);
+      },
     });
   }
 
@@ -276,6 +302,9 @@ export class McpEngine {
       }
     }
     const declared = { ...caps, ...this.options.capabilities };
+    // 2025-11-25 has no `extensions` capability: extensions are declared under `experimental`.
+    const extensions = this.extensions.declared('legacy');
+    if (extensions) declared.experimental = { ...extensions, ...this.options.capabilities?.experimental };
     if (!live) this.quietCapabilities = { shape, caps: declared };
     return declared;
   }
@@ -290,6 +319,11 @@ export class McpEngine {
    */
   modernCapabilities(): ServerCapabilities {
     const { tasks: _legacyTasks, ...caps } = this.capabilities({ unsolicited: true });
+    // Extensions are declared as this era declares them, not under `experimental` as 2025 sessions see them.
+    if (this.options.capabilities?.experimental) caps.experimental = this.options.capabilities.experimental;
+    else delete caps.experimental;
+    const extensions = this.extensions.declared('modern');
+    if (extensions) caps.extensions = { ...extensions, ...caps.extensions };
     for (const tool of this.registry.tools.values()) {
       const support = tool.definition.execution?.taskSupport;
       if (support === 'optional' || support === 'required') {

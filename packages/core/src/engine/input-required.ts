@@ -3,6 +3,7 @@
  * 2026-07-28 it becomes an InputRequiredResult, answered by the client's retry; in the legacy era,
  * requests to the client on the call's stream.
  */
+import { McpxError } from '../errors';
 
 /** One request for the client to fulfil, as InputRequests holds it. */
 export interface InputRequest {
@@ -19,7 +20,7 @@ export interface InputRequiredOptions {
 }
 
 /** Thrown past a tool's own error handling: the request is not done until the client answers. */
-export abstract class InputNeeded extends Error {}
+export abstract class InputNeeded extends McpxError {}
 
 /**
  * Throw from a tool, prompt or resource to ask the client for input and end this round: the
@@ -30,8 +31,7 @@ export abstract class InputNeeded extends Error {}
  */
 export class InputRequired extends InputNeeded {
   constructor(readonly input: InputRequiredOptions) {
-    super('The request needs input from the client');
-    this.name = 'InputRequired';
+    super('MCPX_INPUT_REQUIRED', 'The request needs input from the client');
     if (!input.inputRequests && input.state === undefined) throw new TypeError('InputRequired needs inputRequests, state, or both');
   }
 }
@@ -39,8 +39,7 @@ export class InputRequired extends InputNeeded {
 /** Raised by `ctx.elicit()`, `ctx.sample()` and `ctx.roots()` in the modern era when the answer is not in yet. */
 export class InputPending extends InputNeeded {
   constructor() {
-    super('Waiting for the client to answer');
-    this.name = 'InputPending';
+    super('MCPX_INPUT_PENDING', 'Waiting for the client to answer');
   }
 }
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DefinitionError } from '../registry/definition-error';
-import { ENTRIES_KEY, SERVER_KEY } from './keys';
+import { ENTRIES_KEY, MIDDLEWARE_KEY, SERVER_KEY } from './keys';
+import { checkMiddleware, type Middleware } from '../pipeline/middleware';
 import type {
   CompleteOptions,
   PromptOptions,
@@ -96,4 +97,32 @@ export function getServerOptions(target: Function): ServerOptions | undefined {
 
 export function getOwnDeclaredEntries(prototype: object): readonly DeclaredEntry[] {
   return Reflect.getOwnMetadata(ENTRIES_KEY, prototype) ?? [];
+}
+
+/**
+ * Puts middleware around the handlers of a class (every tool, resource, template and prompt it
+ * declares) or of one method: they run after the server-wide middleware, the class's before the
+ * method's, and only for requests of those handlers (tools/call, resources/read, prompts/get).
+ * Stacked decorators run top to bottom.
+ */
+export function UseMiddleware(...middleware: Middleware[]): ClassDecorator & MethodDecorator {
+  const list = checkMiddleware(middleware, '@UseMiddleware');
+  return ((target: object, propertyKey?: string | symbol) => {
+    if (isStandardDecoratorContext(propertyKey)) throw standardDecoratorError('UseMiddleware', propertyKey);
+    const own: readonly Middleware[] =
+      (propertyKey === undefined ? Reflect.getOwnMetadata(MIDDLEWARE_KEY, target) : Reflect.getOwnMetadata(MIDDLEWARE_KEY, target, propertyKey)) ?? [];
+    const merged = [...list, ...own];
+    if (propertyKey === undefined) Reflect.defineMetadata(MIDDLEWARE_KEY, merged, target);
+    else Reflect.defineMetadata(MIDDLEWARE_KEY, merged, target, propertyKey);
+  }) as ClassDecorator & MethodDecorator;
+}
+
+/** The middleware `@UseMiddleware` put on a class and its parents (base first), then on `method` where the owner declares it. */
+export function declaredMiddleware(instance: object, owner: object, method: string): readonly Middleware[] {
+  const chain: Middleware[] = [];
+  const classes: object[] = [];
+  for (let p = Object.getPrototypeOf(instance); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) classes.unshift(p.constructor);
+  for (const ctor of classes) chain.push(...((Reflect.getOwnMetadata(MIDDLEWARE_KEY, ctor) as Middleware[] | undefined) ?? []));
+  chain.push(...((Reflect.getOwnMetadata(MIDDLEWARE_KEY, owner, method) as Middleware[] | undefined) ?? []));
+  return chain;
 }

@@ -1,3 +1,4 @@
 /** Metadata keys. Each class keeps its own list; the scanner walks the prototype chain. */
 export const SERVER_KEY = Symbol.for('mcpx:server');
 export const ENTRIES_KEY = Symbol.for('mcpx:entries');
+export const MIDDLEWARE_KEY = Symbol.for('mcpx:middleware');

@@ -2,11 +2,31 @@ import type { Icon, Implementation, Meta, PromptArgument, Resource, ResourceTemp
 import type { JsonSchema } from '../schema/json-schema';
 import type { ArgumentLimits } from '../schema/argument-limits';
 import type { CacheHint } from '../eras/modern/result-shape';
+import type { Middleware } from '../pipeline/middleware';
+import type { McpExtension } from '../extensions/extension';
+import { optionKeys } from './check-options';
 
 /** What `@Server` accepts: the server's identity and its instructions to the model. */
 export interface ServerOptions extends Implementation {
   /** Told to the client at initialize: how the model should use this server. */
   instructions?: string;
+  /** Middleware around every request's handler, after those of the server's options (docs/middleware.md). */
+  middleware?: readonly Middleware[];
+  /** Protocol extensions this server serves, after those of the server's options (docs/architecture.md). */
+  extensions?: readonly McpExtension[];
+}
+
+/** The fields of the spec's Implementation (serverInfo), in 2025-11-25 and 2026-07-28 alike. */
+export const IMPLEMENTATION_KEYS = optionKeys<Implementation>()('name', 'title', 'version', 'description', 'icons', 'websiteUrl');
+
+/** Every key `@Server` takes; checked when the engine is built. */
+export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions');
+
+/** serverInfo from `@Server`'s options: the Implementation fields set, nothing else (instructions, middleware...). */
+export function implementationOf(options: ServerOptions): Implementation {
+  const info: Record<string, unknown> = {};
+  for (const key of IMPLEMENTATION_KEYS) if (options[key] !== undefined) info[key] = options[key];
+  return info as unknown as Implementation;
 }
 
 /** Completes one argument: returns candidate values for what the user has typed so far. */

@@ -1,3 +1,4 @@
+import type { Middleware } from '../pipeline/middleware';
 import { getMetadataStorage } from 'class-validator';
 import type { Prompt, PromptArgument } from '../protocol/types';
 import type { PromptOptions } from '../metadata/options';
@@ -5,12 +6,14 @@ import { validateInput, type ValidationIssue } from '../schema/class-validation'
 import { getFieldOptions } from '../schema/field';
 import { compact } from '../compact';
 import { DefinitionError } from './definition-error';
-import { scopesOf } from './entry-scopes';
+import { middlewareOf, scopesOf } from './entry-scopes';
 import type { InputClass, PromptEntry, PromptHandler, Validator } from './entry-types';
 
 export interface PromptSpec extends PromptOptions {
   name: string;
   handler: PromptHandler;
+  /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
+  middleware?: readonly Middleware[];
   source?: string;
 }
 
@@ -56,7 +59,7 @@ export function buildPromptEntry(spec: PromptSpec): PromptEntry {
     icons: spec.icons,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, validateArguments, completers, source, scopes: scopesOf(spec.scopes, source) };
+  return { definition, handler: spec.handler, validateArguments, completers, source, scopes: scopesOf(spec.scopes, source), ...middlewareOf(spec.middleware, source) };
 }
 
 /** Prompt arguments are strings; each validated property of the class becomes one. */

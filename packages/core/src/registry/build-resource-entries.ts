@@ -1,15 +1,18 @@
+import type { Middleware } from '../pipeline/middleware';
 import type { Resource, ResourceTemplate } from '../protocol/types';
 import type { ResourceOptions, ResourceTemplateOptions } from '../metadata/options';
 import { UriTemplate, UriTemplateError } from '../uri-template';
 import { compact } from '../compact';
 import { DefinitionError } from './definition-error';
-import { scopesOf } from './entry-scopes';
+import { middlewareOf, scopesOf } from './entry-scopes';
 import { cacheHintOf } from './entry-cache';
 import type { ResourceEntry, ResourceHandler, TemplateEntry, TemplateHandler } from './entry-types';
 
 export interface ResourceSpec extends ResourceOptions {
   name: string;
   handler: ResourceHandler;
+  /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
+  middleware?: readonly Middleware[];
   source?: string;
 }
 
@@ -28,12 +31,14 @@ export function buildResourceEntry(spec: ResourceSpec): ResourceEntry {
     _meta: spec._meta,
   });
   const cache = cacheHintOf(spec.cache, source);
-  return { definition, handler: spec.handler, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}) };
+  return { definition, handler: spec.handler, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}), ...middlewareOf(spec.middleware, source) };
 }
 
 export interface TemplateSpec extends ResourceTemplateOptions {
   name: string;
   handler: TemplateHandler;
+  /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
+  middleware?: readonly Middleware[];
   source?: string;
 }
 
@@ -63,7 +68,7 @@ export function buildTemplateEntry(spec: TemplateSpec): TemplateEntry {
     annotations: spec.annotations,
     _meta: spec._meta,
   });
-  return { definition, template, handler: spec.handler, completers, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}) };
+  return { definition, template, handler: spec.handler, completers, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}), ...middlewareOf(spec.middleware, source) };
 }
 
 function isAbsoluteUri(uri: string): boolean {

@@ -1,3 +1,4 @@
+import type { Middleware } from '../pipeline/middleware';
 import type { Tool } from '../protocol/types';
 import type { ToolOptions } from '../metadata/options';
 import type { JsonSchema } from '../schema/json-schema';
@@ -8,7 +9,7 @@ import { validateInput, validateOutput } from '../schema/class-validation';
 import { DEFAULT_ARGUMENT_LIMITS, resolveArgumentLimits } from '../schema/argument-limits';
 import { compact } from '../compact';
 import { DefinitionError } from './definition-error';
-import { scopesOf } from './entry-scopes';
+import { middlewareOf, scopesOf } from './entry-scopes';
 import type { InputClass, ToolEntry, ToolHandler, Validator } from './entry-types';
 
 /** Spec guidance for tool names (2025-11-25, server/tools "Tool Names"). */
@@ -19,6 +20,8 @@ export interface ToolSpec extends ToolOptions {
   name: string;
   handler: ToolHandler;
   /** Where it was declared, for error messages (`NotesServer.search`). */
+  /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
+  middleware?: readonly Middleware[];
   source?: string;
 }
 
@@ -63,6 +66,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     headerParameters: headers,
     source,
     scopes: scopesOf(spec.scopes, source),
+    ...middlewareOf(spec.middleware, source),
   };
 }
 

@@ -30,6 +30,8 @@ export interface Page<T> {
 export class EntryList<T> {
   private readonly slots = new Map<string, Slot<T>>();
   private nextSeq = 1;
+  /** Whether an entry with middleware of its own was ever added: the pipeline looks entries up for their middleware only then. */
+  hasMiddleware = false;
 
   constructor(
     readonly kind: ListKind,
@@ -43,6 +45,7 @@ export class EntryList<T> {
   /** Adds an entry; with `replace`, an entry under the same key is swapped in at its place. */
   add(key: string, entry: T, options: { replace?: boolean; enabled?: boolean } = {}): void {
     const existing = this.slots.get(key);
+    if ((entry as { middleware?: readonly unknown[] }).middleware?.length) this.hasMiddleware = true;
     if (existing && !options.replace) throw new Error(`${this.kind}: "${key}" is already registered`);
     if (existing) {
       existing.entry = entry;

@@ -1,4 +1,5 @@
 import { DefinitionError } from './definition-error';
+import { checkMiddleware, type Middleware } from '../pipeline/middleware';
 
 /** An entry's scopes: OAuth scope tokens (RFC 6749 §3.3: printable ASCII without space, quote or backslash). */
 export function scopesOf(scopes: string[] | undefined, source: string): readonly string[] {
@@ -9,4 +10,10 @@ export function scopesOf(scopes: string[] | undefined, source: string): readonly
     }
   }
   return Object.freeze([...new Set(scopes)]);
+}
+
+/** An entry's own middleware, checked and frozen; nothing at all when it has none (the pipeline then never looks). */
+export function middlewareOf(middleware: readonly Middleware[] | undefined, source: string): { middleware?: readonly Middleware[] } {
+  const list = checkMiddleware(middleware, source);
+  return list.length > 0 ? { middleware: list } : {};
 }

@@ -7,6 +7,7 @@ import type { ArgumentLimits } from '../schema/argument-limits';
 import type { HeaderParameter } from '../schema/header-parameters';
 import type { CacheHint } from '../eras/modern/result-shape';
 import type { UriTemplate } from '../uri-template';
+import type { Middleware } from '../pipeline/middleware';
 
 /** Checks a value; `unknownProperties` says what an input class does with properties it does not declare (raw schemas decide for themselves). */
 export type Validator = (value: unknown, unknownProperties?: 'refuse' | 'drop') => Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }>;
@@ -20,6 +21,8 @@ export type InputClass = new () => object;
 
 /** What the registry keeps for a tool: the listed definition plus what serving it needs. */
 export interface ToolEntry extends ScopedEntry {
+  /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
+  readonly middleware?: readonly Middleware[];
   readonly definition: Tool;
   readonly handler: ToolHandler;
   /** Turns raw arguments into the handler's input, or says why they are wrong. */
@@ -34,6 +37,8 @@ export interface ToolEntry extends ScopedEntry {
 }
 
 export interface ResourceEntry extends ScopedEntry {
+  /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
+  readonly middleware?: readonly Middleware[];
   readonly definition: Resource;
   readonly handler: ResourceHandler;
   /** Its own caching hints for resources/read (2026-07-28), over the server's. */
@@ -42,6 +47,8 @@ export interface ResourceEntry extends ScopedEntry {
 }
 
 export interface TemplateEntry extends ScopedEntry {
+  /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
+  readonly middleware?: readonly Middleware[];
   readonly definition: ResourceTemplate;
   readonly template: UriTemplate;
   readonly handler: TemplateHandler;
@@ -52,6 +59,8 @@ export interface TemplateEntry extends ScopedEntry {
 }
 
 export interface PromptEntry extends ScopedEntry {
+  /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
+  readonly middleware?: readonly Middleware[];
   readonly definition: Prompt;
   readonly handler: PromptHandler;
   readonly validateArguments: Validator;

@@ -21,6 +21,11 @@ export class Registry {
   readonly templates = new EntryList<TemplateEntry>('resourceTemplates', this.notify);
   readonly prompts = new EntryList<PromptEntry>('prompts', this.notify);
 
+  /** Whether any entry carries middleware of its own (`@UseMiddleware`, or `middleware` in a runtime spec). */
+  get hasEntryMiddleware(): boolean {
+    return this.tools.hasMiddleware || this.prompts.hasMiddleware || this.resources.hasMiddleware || this.templates.hasMiddleware;
+  }
+
   onChange(listener: RegistryListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

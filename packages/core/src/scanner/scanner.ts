@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
-import type { Completer, ServerOptions } from '../metadata/options';
+import { declaredMiddleware, getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
+import { SERVER_OPTION_KEYS, type Completer, type ServerOptions } from '../metadata/options';
+import { checkOptions } from '../metadata/check-options';
 import { DefinitionError } from '../registry/definition-error';
 import type { InputClass, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../registry/entry-types';
 import { buildToolEntry } from '../registry/build-tool-entry';
@@ -87,20 +88,22 @@ export function scanObject(instance: object): ScannedEntries {
   for (const [key, { decl, owner }] of byName) {
     const source = `${className(owner)}.${decl.method}`;
     const handler = bindMethod(instance, decl.method, owner);
+    const mw = declaredMiddleware(instance, owner, decl.method);
+    const middleware = mw.length > 0 ? mw : undefined;
     switch (decl.kind) {
       case 'tool': {
         const o = decl.options;
         const input = o.input ?? (o.inputSchema ? undefined : inputClassOf(owner, decl.method, source, 'tool'));
         if (input) checkInputClass(input, source, out.warnings);
-        out.tools.push(buildToolEntry({ ...o, name: o.name ?? decl.method, input, handler, source }));
+        out.tools.push(buildToolEntry({ ...o, name: o.name ?? decl.method, input, handler, source, middleware }));
         break;
       }
       case 'resource':
-        out.resources.push(buildResourceEntry({ ...decl.options, name: decl.options.name ?? decl.method, handler, source }));
+        out.resources.push(buildResourceEntry({ ...decl.options, name: decl.options.name ?? decl.method, handler, source, middleware }));
         break;
       case 'template': {
         const complete = bindCompleters(instance, decl.options.complete);
-        const spec = { ...decl.options, name: decl.options.name ?? decl.method, complete, handler, source };
+        const spec = { ...decl.options, name: decl.options.name ?? decl.method, complete, handler, source, middleware };
         // Built first without the @Complete methods, so one naming no variable is reported at its own declaration.
         const entry = buildTemplateEntry(spec);
         checkCompleters(completerSources.get(key), entry.template.variableNames, `variable of ${decl.options.uriTemplate}`);
@@ -113,7 +116,7 @@ export function scanObject(instance: object): ScannedEntries {
         const input = o.input ?? (o.arguments ? undefined : inputClassOf(owner, decl.method, source, 'prompt'));
         if (input) checkInputClass(input, source, out.warnings);
         const complete = bindCompleters(instance, o.complete);
-        const spec = { ...o, name: o.name ?? decl.method, input, complete, handler, source };
+        const spec = { ...o, name: o.name ?? decl.method, input, complete, handler, source, middleware };
         const entry = buildPromptEntry(spec);
         checkCompleters(completerSources.get(key), (entry.definition.arguments ?? []).map((a) => a.name), `argument of prompt "${spec.name}"`);
         const extra = completers.get(key);
@@ -164,12 +167,19 @@ export function buildRegistry(instances: readonly object[], options: BuildRegist
   return registry;
 }
 
-/** The server identity: the first object whose class carries @Server, else a name from its class. */
+/**
+ * The server identity: the first object whose class carries @Server, else a name from its class.
+ * Every object's @Server options are checked, the ones not used for the identity included.
+ */
 export function serverInfoOf(instances: readonly object[]): ServerOptions {
+  let found: ServerOptions | undefined;
   for (const instance of instances) {
     const options = getServerOptions(instance.constructor);
-    if (options) return options;
+    if (!options) continue;
+    checkOptions(`@Server() on ${instance.constructor.name}`, options, SERVER_OPTION_KEYS);
+    found ??= options;
   }
+  if (found) return found;
   const first = instances[0];
   return { name: first ? first.constructor.name : 'mcpx-server', version: '0.0.0' };
 }

@@ -1,5 +1,6 @@
 import type { JsonRpcErrorObject } from '../protocol/jsonrpc';
 import type { InputRequest } from '../engine/input-required';
+import { McpxError } from '../errors';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -60,7 +61,11 @@ export interface TaskStore {
 }
 
 /** Thrown by a store for a cursor it did not issue. */
-export class InvalidTaskCursorError extends Error {}
+export class InvalidTaskCursorError extends McpxError {
+  constructor(message: string) {
+    super('MCPX_INVALID_TASK_CURSOR', message);
+  }
+}
 
 /** The embedded default: tasks in a Map, in creation order. */
 export class InMemoryTaskStore implements TaskStore {

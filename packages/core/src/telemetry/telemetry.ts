@@ -19,7 +19,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
 import * as sem from './semconv';
 import type { RequestOrigin } from './origin';
@@ -312,7 +312,7 @@ export class RequestTrace {
       errorType = String(code);
       message = response.error.message;
       const limit = (response.error.data as { limit?: unknown } | undefined)?.limit;
-      if (code === -32004) this.telemetry.refused('limit', typeof limit === 'string' ? { limit } : {});
+      if (code === ErrorCode.LimitExceeded) this.telemetry.refused('limit', typeof limit === 'string' ? { limit } : {});
     } else if (response && this.method === 'tools/call' && response.result.isError === true) {
       errorType = sem.TOOL_ERROR;
       message = 'The tool reported an error (isError)';

@@ -1,11 +1,10 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
-import type { Principal } from '@mcpx/core';
+import { McpxError, type Principal } from '@mcpx/core';
 
 /** Why a token was refused; the message goes to the client in `error_description`. */
-export class InvalidTokenError extends Error {
+export class InvalidTokenError extends McpxError {
   constructor(message: string) {
-    super(message);
-    this.name = 'InvalidTokenError';
+    super('MCPX_INVALID_TOKEN', message);
   }
 }
 

@@ -39,7 +39,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
   if (ctx.env.era === 'modern') {
     const support = entry.definition.execution?.taskSupport;
     if ((support === 'optional' || support === 'required') && offersTasks(ctx.env.serverCapabilities)) {
-      if (declaresTasks(ctx.env.clientCapabilities)) return ctx.engine.tasks.callAsTask(entry, args, ctx);
+      if (declaresTasks(ctx.env.clientCapabilities)) return ctx.engine.tasks.modern.callAsTask(entry, args, ctx);
       if (support === 'required') {
         throw missingTasksExtension(`Tool "${name}" runs only as a task: declare the ${TASKS_EXTENSION} extension in this request's client capabilities`);
       }
@@ -52,7 +52,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
     const support = entry.definition.execution?.taskSupport ?? 'forbidden';
     if (task && support === 'forbidden') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support running as a task`);
     if (!task && support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (execution.taskSupport is "required")`);
-    if (task) return (await ctx.engine.tasks.start(entry, args, ctx, task));
+    if (task) return (await ctx.engine.tasks.legacy.start(entry, args, ctx, task));
   }
   return (await invokeTool(entry, args, ctx));
 };

@@ -16,18 +16,20 @@ import type { MessageChannel } from '../../engine/channel';
 import { RequestContext } from '../../engine/context';
 import type { McpEngine } from '../../engine/engine';
 import type { MethodHandler } from '../../engine/handler-types';
-import { LazyAbort } from '../../engine/lazy-abort';
+import type { LazyAbort } from '../../engine/lazy-abort';
 import { McpLogger } from '../../engine/mcp-logger';
 import { loggedChannel, logMessage, type MessageLogTarget } from '../../engine/message-log';
 import type { AskOptions, RequestEnv, RequestHost } from '../../engine/request-env';
-import { logNotification, logRefused, logRequest, sessionLogId } from '../../engine/request-log';
-import { CancelledError, errorResponseFor, inFlightRefusal } from '../../engine/dispatch';
-import { legacyMethods } from './methods';
+import { logNotification, logRefused, sessionLogId } from '../../engine/request-log';
+import { CancelledError, errorResponseFor } from '../../engine/dispatch';
+import type { EraFront, Inbound, Outcome } from '../../pipeline/era-front';
+import { RequestsById } from '../../pipeline/in-flight';
 import { answerInputRounds } from '../../engine/input-rounds';
 import { InputRequired } from '../../engine/input-required';
 import { MRTR_METHODS } from '../modern/methods';
 import { streamWriter, type SessionPatch } from '../../cluster/cluster';
 import type { RequestOrigin } from '../../telemetry/origin';
+import type { RequestTrace } from '../../telemetry/telemetry';
 
 /**
  * How a session's changes reach the other instances sharing it (several instances on one store,
@@ -46,7 +48,7 @@ export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
  * Transports feed it messages; it answers through the channel each message came with. Its requests
  * run with a RequestEnv built from what `initialize` recorded here.
  */
-export class Session implements RequestHost {
+export class Session implements RequestHost, EraFront {
   readonly era = 'legacy' as const;
   state: SessionState = 'new';
   protocolVersion = '';
@@ -65,7 +67,8 @@ export class Session implements RequestHost {
   readonly outlet: MessageChannel;
   /** The `session` field of the request log: the id the client holds (none in stateless HTTP, where it holds none). */
   private readonly logId: string | undefined;
-  private readonly inFlight = new Map<RequestId, LazyAbort>();
+  /** Its requests in flight, by id: the in-flight bound of admission, and what notifications/cancelled finds. */
+  readonly inFlight = new RequestsById();
   /** Requests this server sent the client, waiting for its answer. */
   private readonly awaiting = new Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>();
   private nextOutgoingId = 1;
@@ -172,66 +175,58 @@ export class Session implements RequestHost {
   }
 
   /**
-   * Runs one request to its response. Resolves to null when the request was cancelled: the
-   * spec says a cancelled request gets no response. `log` is the transport's logger for this
-   * request (a child carrying its own context, such as an HTTP request id): the request's log
-   * line and, at debug, its messages go there; by default, to the engine's logger.
+   * Runs one request through the pipeline to its response. Resolves to null when the request was
+   * cancelled: the spec says a cancelled request gets no response. `log` is the transport's logger
+   * for this request (a child carrying its own context, such as an HTTP request id).
    */
-  async handleRequest(request: JsonRpcRequest, channel: MessageChannel, principal?: Principal, log?: Logger, origin?: RequestOrigin): Promise<JsonRpcResponse | null> {
-    const { id, method } = request;
-    const trace = this.engine.telemetry.startRequest(method, id, request.params, { sessionId: this.telemetryId, origin: origin ?? this.origin });
-    let logger = log ?? this.engine.logger;
-    const traced = trace?.logFields();
-    if (traced) logger = logger.child(traced);
-    // Nothing is timed or serialised for the log unless its level is on.
-    const startedAt = logger.isLevelEnabled('info') ? performance.now() : -1;
-    const messages = startedAt >= 0 && logger.isLevelEnabled('debug') ? this.messageLog(logger) : undefined;
-    if (messages) {
-      logMessage(messages, 'in', request);
-      channel = loggedChannel(channel, messages);
-    }
-    const handler = legacyMethods.get(method);
-    let response: JsonRpcResponse | null | undefined = this.refusal(id, method, handler);
-    if (!response) {
-      const params = request.params ?? {};
-      const abort = new LazyAbort();
-      this.inFlight.set(id, abort);
-      const meta = params._meta as Record<string, unknown> | undefined;
-      // The request's own token (it may carry scopes granted since initialize), else the session's.
-      const ctx = new RequestContext(this, this.envFor(principal), id, method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
-      ctx.trace = trace;
-      try {
-        let result: Record<string, unknown>;
-        try {
-          result = await (trace ? trace.run(() => handler!(params, ctx)) : handler!(params, ctx));
-        } catch (err) {
-          // Only a handler that asks the client (the lower-level form) pays for the rounds.
-          if (!(err instanceof InputRequired) || !MRTR_METHODS.has(method)) throw err;
-          result = await (trace ? trace.run(() => answerInputRounds(handler!, params, ctx, err)) : answerInputRounds(handler!, params, ctx, err));
-        }
-        response = abort.aborted ? null : resultResponse(id, result);
-      } catch (err) {
-        trace?.exception(err);
-        response = abort.aborted ? null : errorResponseFor(id, method, err, traced ? this.logger.child(traced) : this.logger);
-      } finally {
-        ctx.done = true;
-        this.inFlight.delete(id);
-      }
-    }
-    if (messages && response) logMessage(messages, 'out', response);
-    if (startedAt >= 0) logRequest(logger, this.logId, request, response, startedAt);
-    trace?.end(response, this.protocolVersion);
-    return response;
+  handleRequest(request: JsonRpcRequest, channel: MessageChannel, principal?: Principal, log?: Logger, origin?: RequestOrigin): Promise<JsonRpcResponse | null> {
+    return this.engine.pipeline.handle(this, { request, principal, logger: log, origin }, channel);
+  }
+
+  // As the pipeline's EraFront: how the legacy era admits, runs and answers a request.
+
+  get logSessionId(): string | undefined {
+    return this.logId;
+  }
+
+  get telemetrySessionId(): string | undefined {
+    return this.telemetryId;
   }
 
   /** Why a request is answered with an error before its handler runs, if it is. */
-  private refusal(id: RequestId, method: string, handler: MethodHandler | undefined): JsonRpcErrorResponse | undefined {
+  refuse(request: JsonRpcRequest, handler: MethodHandler | undefined): JsonRpcErrorResponse | undefined {
+    const { id, method } = request;
     if (this.state === 'closed') return errorResponse(id, ErrorCode.InvalidRequest, 'Session is closed');
     if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
     if (method !== 'initialize' && method !== 'ping' && !this.initialized) {
       return errorResponse(id, ErrorCode.InvalidRequest, `Session not initialized: send "initialize" before "${method}"`);
     }
-    return inFlightRefusal(this.inFlight, id, this.engine.options.maxRequestsInFlight);
+    return undefined;
+  }
+
+  open(request: JsonRpcRequest, inbound: Inbound, channel: MessageChannel, abort: LazyAbort, _logger: Logger, trace: RequestTrace | undefined): RequestContext {
+    const meta = request.params?._meta as Record<string, unknown> | undefined;
+    // The request's own token (it may carry scopes granted since initialize), else the session's.
+    const ctx = new RequestContext(this, this.envFor(inbound.principal), request.id, request.method, meta && typeof meta === 'object' ? meta : undefined, abort, channel);
+    ctx.trace = trace;
+    return ctx;
+  }
+
+  async invoke(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    try {
+      return await handler(params, ctx);
+    } catch (err) {
+      // Only a handler that asks the client (the lower-level form) pays for the rounds.
+      if (!(err instanceof InputRequired) || !MRTR_METHODS.has(ctx.method)) throw err;
+      return answerInputRounds(handler, params, ctx, err);
+    }
+  }
+
+  answer(request: JsonRpcRequest, ctx: RequestContext, outcome: Outcome): JsonRpcResponse | null {
+    if (ctx.aborted) return null;
+    if (outcome.ok) return resultResponse(request.id, outcome.result);
+    const traced = (ctx.trace as RequestTrace | undefined)?.logFields();
+    return errorResponseFor(request.id, request.method, outcome.error, traced ? this.logger.child(traced) : this.logger);
   }
 
   handleNotification(notification: JsonRpcNotification, origin?: RequestOrigin): void {
@@ -265,7 +260,9 @@ export class Session implements RequestHost {
         return;
       }
       default:
-        this.engine.notificationHandlers.get(notification.method)?.(params, this);
+        const handler = this.engine.notificationHandlers.get(notification.method);
+        if (handler) handler(params, this);
+        else this.engine.extensions.notify(notification.method, params, { sessionId: this.id, principal: this.principal });
     }
   }
 
@@ -385,8 +382,7 @@ export class Session implements RequestHost {
 
   private end(reason: string): void {
     this.state = 'closed';
-    for (const abort of this.inFlight.values()) abort.abort(new CancelledError(reason));
-    this.inFlight.clear();
+    this.inFlight.abortAll(new CancelledError(reason));
     for (const waiting of [...this.awaiting.values()]) waiting.reject(new McpError(ErrorCode.InvalidRequest, 'The session closed before the client answered'));
   }
 

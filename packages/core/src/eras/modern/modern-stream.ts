@@ -1,10 +1,9 @@
 import type { Principal } from '../../auth/principal';
-import type { JsonRpcNotification, JsonRpcRequest, ParsedMessage, RequestId } from '../../protocol/jsonrpc';
+import type { JsonRpcNotification, JsonRpcRequest, ParsedMessage } from '../../protocol/jsonrpc';
 import type { MessageChannel } from '../../engine/channel';
-import { CancelledError, inFlightRefusal } from '../../engine/dispatch';
+import { CancelledError } from '../../engine/dispatch';
+import { RequestsById } from '../../pipeline/in-flight';
 import type { McpEngine } from '../../engine/engine';
-import { LazyAbort } from '../../engine/lazy-abort';
-import { ErrorCode } from '../../protocol/errors';
 import { claimedVersion } from './meta';
 import type { RequestOrigin } from '../../telemetry/origin';
 
@@ -15,7 +14,7 @@ import type { RequestOrigin } from '../../telemetry/origin';
  * go to its Session: a dual-era server serves both at once.
  */
 export class ModernStream {
-  private readonly inFlight = new Map<RequestId, LazyAbort>();
+  private readonly inFlight = new RequestsById();
 
   constructor(
     private readonly engine: McpEngine,
@@ -29,22 +28,8 @@ export class ModernStream {
 
   /** Serves one modern request; its response goes to `channel` (none when it was cancelled). */
   async receive(request: JsonRpcRequest, channel: MessageChannel): Promise<void> {
-    const { id } = request;
-    const refused = inFlightRefusal(this.inFlight, id, this.engine.options.maxRequestsInFlight);
-    if (refused) {
-      // Refused before any span starts: the cap is still counted as a refusal.
-      if (refused.error.code === ErrorCode.LimitExceeded) this.engine.telemetry.refused('limit', { limit: 'maxRequestsInFlight' });
-      channel.send(refused);
-      return;
-    }
-    const abort = new LazyAbort();
-    this.inFlight.set(id, abort);
-    try {
-      const response = await this.engine.modern.handle(request, channel, { abort, principal: this.options.principal, origin: this.options.origin });
-      if (response) channel.send(response);
-    } finally {
-      this.inFlight.delete(id);
-    }
+    const response = await this.engine.modern.handle(request, channel, { principal: this.options.principal, origin: this.options.origin, inFlight: this.inFlight });
+    if (response) channel.send(response);
   }
 
   /** Applies `notifications/cancelled` when it names a modern request in flight; false when it names none (it may be the session's). */
@@ -70,7 +55,6 @@ export class ModernStream {
 
   /** Aborts every request still running (the stream closed). */
   close(): void {
-    for (const abort of this.inFlight.values()) abort.abort(new CancelledError('the stream closed'));
-    this.inFlight.clear();
+    this.inFlight.abortAll(new CancelledError('the stream closed'));
   }
 }

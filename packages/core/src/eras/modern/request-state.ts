@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { McpxError } from '../../errors';
 
 /**
  * The sealed `requestState` of a multi round-trip request. The client carries it between rounds
@@ -29,10 +30,9 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** Why a presented requestState is refused; the message says which check failed. */
-export class RequestStateError extends Error {
+export class RequestStateError extends McpxError {
   constructor(message: string) {
-    super(message);
-    this.name = 'RequestStateError';
+    super('MCPX_REQUEST_STATE', message);
   }
 }
 

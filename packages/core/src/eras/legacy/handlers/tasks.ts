@@ -5,21 +5,21 @@ import { optionalString, requireCapability } from '../../../engine/params';
 
 export const getTask: Answers<LegacyResults['tasks/get']> = async (params, ctx) => {
   requireCapability(ctx, 'tasks');
-  return (await ctx.engine.tasks.get(params.taskId as string, ctx.session!));
+  return (await ctx.engine.tasks.legacy.get(params.taskId as string, ctx.session!));
 };
 
 export const taskResult: Answers<LegacyResults['tasks/result']> = async (params, ctx) => {
   requireCapability(ctx, 'tasks');
-  return ctx.engine.tasks.result(params.taskId as string, ctx);
+  return ctx.engine.tasks.legacy.result(params.taskId as string, ctx);
 };
 
 export const listTasks: Answers<LegacyResults['tasks/list']> = async (params, ctx) => {
   requireCapability(ctx, 'tasks');
   const engine = ctx.engine;
-  return (await engine.tasks.list(ctx.session!, optionalString(params, 'cursor', 'tasks/list'), engine.options.pageSize));
+  return (await engine.tasks.legacy.list(ctx.session!, optionalString(params, 'cursor', 'tasks/list'), engine.options.pageSize));
 };
 
 export const cancelTask: Answers<LegacyResults['tasks/cancel']> = async (params, ctx) => {
   requireCapability(ctx, 'tasks');
-  return (await ctx.engine.tasks.cancel(params.taskId as string, ctx.session!));
+  return (await ctx.engine.tasks.legacy.cancel(params.taskId as string, ctx.session!));
 };

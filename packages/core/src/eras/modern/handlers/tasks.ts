@@ -19,7 +19,7 @@ function requireTasksExtension(ctx: RequestContext): void {
 
 export const getTask: Answers<ModernResults['tasks/get']> = async (params, ctx) => {
   requireTasksExtension(ctx);
-  return (await ctx.engine.tasks.getDetailed(params.taskId, ctx.principal));
+  return (await ctx.engine.tasks.modern.getDetailed(params.taskId, ctx.principal));
 };
 
 export const updateTask: Answers<ModernResults['tasks/update']> = async (params, ctx) => {
@@ -30,12 +30,12 @@ export const updateTask: Answers<ModernResults['tasks/update']> = async (params,
       `tasks/update: "inputResponses" must be an object mapping input request keys to their results${responses === undefined ? ' and is missing' : `, got ${typeOf(responses)}`}`,
     );
   }
-  await ctx.engine.tasks.update(params.taskId, responses as Record<string, unknown>, ctx.principal);
+  await ctx.engine.tasks.modern.update(params.taskId, responses as Record<string, unknown>, ctx.principal);
   return {};
 };
 
 export const cancelTask: Answers<ModernResults['tasks/cancel']> = async (params, ctx) => {
   requireTasksExtension(ctx);
-  await ctx.engine.tasks.cancelAsTask(params.taskId, ctx.principal);
+  await ctx.engine.tasks.modern.cancelAsTask(params.taskId, ctx.principal);
   return {};
 };

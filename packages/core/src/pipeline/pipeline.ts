@@ -1,0 +1,199 @@
+import type { Logger } from 'pino';
+import { ErrorCode, McpError } from '../protocol/errors';
+import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc';
+import type { Registry } from '../registry/registry';
+import type { MessageChannel } from '../engine/channel';
+import type { RequestContext } from '../engine/context';
+import type { MethodHandler } from '../engine/handler-types';
+import { LazyAbort } from '../engine/lazy-abort';
+import { loggedChannel, logMessage, type MessageLogTarget } from '../engine/message-log';
+import { logRequest } from '../engine/request-log';
+import { InputNeeded } from '../engine/input-required';
+import type { Era } from '../engine/request-env';
+import { text } from '../content/helpers';
+import { toCallToolResult } from '../content/normalize';
+import type { Telemetry } from '../telemetry/telemetry';
+import { checkScopes, inFlightRefusal, scopeRefusal, type Refusal } from './admission';
+import type { EraFront, Inbound, Outcome } from './era-front';
+import { RequestMiddlewareContext, runChain, type Middleware } from './middleware';
+
+/** What the pipeline needs of the server it serves: narrow, so that it never reaches for the engine. */
+export interface PipelineHost {
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly telemetry: Telemetry;
+  readonly debugMessageBytes: number;
+  readonly maxRequestsInFlight: number;
+}
+
+/** A request admission let through: the pipeline runs it. */
+export interface Admitted {
+  readonly refusal?: undefined;
+  readonly handler: MethodHandler;
+  readonly abort: LazyAbort;
+}
+
+/** Admission's verdict on one request. */
+export type Admission = Admitted | { readonly refusal: Refusal };
+
+/** The methods each era serves (its own table plus what extensions add). */
+export type MethodTables = Readonly<Record<Era, ReadonlyMap<string, MethodHandler>>>;
+
+/**
+ * The one way every request goes, whatever its era or transport:
+ *
+ *   classify (the era's front, the method's handler) → admission (the era's rules, scopes, the
+ *   in-flight cap) → middleware (server-wide, then the entry's class and method) → handler →
+ *   the era shapes the outcome → the request's log line and span end.
+ *
+ * Transports call `admit` when a refusal must become something of their own before a response
+ * starts (an HTTP status), then `run`; others call `handle`, which does both.
+ */
+export class RequestPipeline {
+  constructor(
+    private readonly host: PipelineHost,
+    private readonly methods: MethodTables,
+    /** Server-wide middleware: options first, then `@Server`, then extensions'. */
+    private readonly middleware: readonly Middleware[],
+  ) {}
+
+  /** The handler `method` has in `era`, if it has one. */
+  handlerOf(era: Era, method: string): MethodHandler | undefined {
+    return this.methods[era].get(method);
+  }
+
+  /** Whether `era` serves `method`. */
+  serves(era: Era, method: string): boolean {
+    return this.methods[era].has(method);
+  }
+
+  /** Admission, once: the era's own rules, the scopes of the entry the request names, the in-flight cap of where it counts. */
+  admit(front: EraFront, inbound: Inbound): Admission {
+    const { request } = inbound;
+    const handler = this.methods[front.era].get(request.method);
+    const refused = front.refuse(request, handler);
+    if (refused) return { refusal: { kind: refused.error.code === ErrorCode.MethodNotFound ? 'method' : 'era', response: refused } };
+    const scope = scopeRefusal(this.host.registry, request.id, request.method, request.params, inbound.principal ?? front.principal);
+    if (scope) return { refusal: scope };
+    const abort = inbound.abort ?? new LazyAbort();
+    if (front.inFlight) {
+      const cap = this.host.maxRequestsInFlight;
+      const verdict = front.inFlight.enter(request.id, abort, cap);
+      if (verdict !== 'ok') return { refusal: inFlightRefusal(request.id, verdict, cap) };
+    }
+    return { handler: handler!, abort };
+  }
+
+  /** Admits and runs one request; resolves to its response, or null when it was cancelled (no response is due). */
+  handle(front: EraFront, inbound: Inbound, channel: MessageChannel): Promise<JsonRpcResponse | null> {
+    return this.run(front, inbound, channel, this.admit(front, inbound));
+  }
+
+  /** Runs a request admission has judged: a refusal is answered (and logged, and traced) as any other error. */
+  async run(front: EraFront, inbound: Inbound, channel: MessageChannel, admission: Admission): Promise<JsonRpcResponse | null> {
+    const { request } = inbound;
+    const telemetry = this.host.telemetry;
+    const trace = telemetry.startRequest(request.method, request.id, request.params, { sessionId: front.telemetrySessionId, origin: inbound.origin ?? front.origin });
+    let logger = inbound.logger ?? this.host.logger;
+    const traced = trace?.logFields();
+    if (traced) logger = logger.child(traced);
+    // Nothing is timed or serialised for the log unless its level is on.
+    const startedAt = logger.isLevelEnabled('info') ? performance.now() : -1;
+    const messages: MessageLogTarget | undefined =
+      startedAt >= 0 && logger.isLevelEnabled('debug') ? { logger, session: front.logSessionId, maxBytes: this.host.debugMessageBytes } : undefined;
+    if (messages) {
+      logMessage(messages, 'in', request);
+      channel = loggedChannel(channel, messages);
+    }
+    let response: JsonRpcResponse | null;
+    try {
+      if (admission.refusal) response = admission.refusal.response;
+      else response = await (trace ? trace.run(() => this.respond(front, inbound, channel, admission, logger, trace)) : this.respond(front, inbound, channel, admission, logger, undefined));
+    } catch (err) {
+      // What escapes (the transport answers it with -32603) still ends the span.
+      trace?.exception(err);
+      trace?.end(errorResponse(request.id, ErrorCode.InternalError, err instanceof Error ? err.message : String(err)), front.protocolVersion);
+      throw err;
+    } finally {
+      if (!admission.refusal) front.inFlight?.leave(request.id, admission.abort);
+    }
+    if (messages && response) logMessage(messages, 'out', response);
+    if (startedAt >= 0) logRequest(logger, front.logSessionId, request, response, startedAt);
+    trace?.end(response, front.protocolVersion);
+    return response;
+  }
+
+  private async respond(front: EraFront, inbound: Inbound, channel: MessageChannel, admitted: Admitted, logger: Logger, trace: Parameters<EraFront['open']>[5]): Promise<JsonRpcResponse | null> {
+    const { request } = inbound;
+    const opened = front.open(request, inbound, channel, admitted.abort, logger, trace);
+    if (!isContext(opened)) return opened;
+    const ctx = opened;
+    const params = request.params ?? {};
+    let outcome: Outcome;
+    try {
+      outcome = { ok: true, result: await this.invoke(front, admitted.handler, params, ctx) };
+    } catch (err) {
+      trace?.exception(err);
+      outcome = { ok: false, error: err };
+    } finally {
+      ctx.done = true;
+    }
+    return front.answer(request, ctx, outcome, logger);
+  }
+
+  /** The middleware chain around the handler; with none that applies, the handler alone. */
+  private invoke(front: EraFront, handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    if (this.middleware.length === 0 && !this.host.registry.hasEntryMiddleware) return front.invoke(handler, params, ctx);
+    const mctx = new RequestMiddlewareContext(ctx, params);
+    const inner = () => this.innermost(front, handler, mctx, params);
+    const chained = this.middleware.length > 0 ? runChain(this.middleware, mctx, inner) : inner();
+    return chained.then(
+      (value) => resultOf(ctx.method, value),
+      (err) => {
+        // A tool's failure is a result the model can act on, whether its handler or a middleware threw it.
+        if (ctx.method !== 'tools/call' || err instanceof McpError || err instanceof InputNeeded || ctx.aborted) throw err;
+        ctx.host.logger.warn({ err, requestId: ctx.requestId }, 'tools/call middleware failed');
+        const message = err instanceof Error ? err.message : String(err);
+        return { content: [text(message || 'The tool failed')], isError: true };
+      },
+    );
+  }
+
+  /** The entry's own middleware (class, then method) around the handler, with the params as the server-wide chain left them. */
+  private innermost(front: EraFront, handler: MethodHandler, mctx: RequestMiddlewareContext, original: Record<string, unknown>): Promise<unknown> {
+    const ctx = mctx.request;
+    const params = mctx.params;
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) return Promise.reject(new TypeError('a middleware set params to something that is not an object'));
+    // A middleware that changed what the request names must not reach an entry the caller may not use.
+    if (params !== original) checkScopes(this.host.registry, ctx.method, params, ctx.principal);
+    const own = this.host.registry.hasEntryMiddleware ? this.entryChain(ctx.method, params) : undefined;
+    const run = () => front.invoke(handler, mctx.params, ctx);
+    return own && own.length > 0 ? runChain(own, mctx, run) : run();
+  }
+
+  /** The middleware of the entry a tools/call, prompts/get or resources/read names (its class's, then its method's). */
+  private entryChain(method: string, params: Record<string, unknown>): readonly Middleware[] | undefined {
+    const registry = this.host.registry;
+    switch (method) {
+      case 'tools/call':
+        return typeof params.name === 'string' ? registry.tools.get(params.name)?.middleware : undefined;
+      case 'prompts/get':
+        return typeof params.name === 'string' ? registry.prompts.get(params.name)?.middleware : undefined;
+      case 'resources/read':
+        return typeof params.uri === 'string' ? registry.entryForUri(params.uri)?.middleware : undefined;
+      default:
+        return undefined;
+    }
+  }
+}
+
+function isContext(value: RequestContext | JsonRpcResponse): value is RequestContext {
+  return !('jsonrpc' in value);
+}
+
+/** What a chain resolved with, as a result: an object as it is; for tools/call, a plain value becomes content as a handler's would. */
+function resultOf(method: string, value: unknown): Record<string, unknown> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (method === 'tools/call') return toCallToolResult(value) as unknown as Record<string, unknown>;
+  throw new McpError(ErrorCode.InternalError, `A middleware answered ${method} with ${value === undefined ? 'nothing' : typeof value}, not a result object`);
+}
