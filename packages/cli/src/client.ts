@@ -17,7 +17,7 @@ export class RpcFailure extends McpxError {
     readonly rpcCode: number,
     message: string,
   ) {
-    super('MCPX_RPC_FAILURE', message);
+    super('MCPX_CLI_RPC_FAILURE', message);
   }
 }
 

@@ -2,7 +2,7 @@
 import { McpxError, isMcpxError, type McpxErrorCode } from '@mcpx/core/errors';
 
 /** The codes a CliError carries. */
-export type CliErrorCode = Extract<McpxErrorCode, 'MCPX_USAGE' | 'MCPX_OPTION_UNKNOWN' | 'MCPX_COMMAND_FAILED'>;
+export type CliErrorCode = Extract<McpxErrorCode, 'MCPX_CLI_USAGE' | 'MCPX_CLI_OPTION_UNKNOWN' | 'MCPX_CLI_FAILED'>;
 
 /**
  * A failure the user can fix (bad flag, missing file, no server...): one line on stderr, exit 2;
@@ -16,7 +16,7 @@ export class CliError extends McpxError {
     readonly exitCode = 2,
     options: { code?: CliErrorCode; cause?: unknown } = {},
   ) {
-    super(options.code ?? (exitCode === 1 ? 'MCPX_COMMAND_FAILED' : 'MCPX_USAGE'), message, options);
+    super(options.code ?? (exitCode === 1 ? 'MCPX_CLI_FAILED' : 'MCPX_CLI_USAGE'), message, options);
   }
 }
 

@@ -58,7 +58,7 @@ function parseArgs(argv: string[]): InitArgs | 'help' {
       const value = arg === '--name' ? argv[++i] : arg.slice('--name='.length);
       if (value === undefined || value === '' || (arg === '--name' && value.startsWith('-'))) throw new UsageError('--name needs a package name, e.g. --name my-server');
       name = value;
-    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see mcpx init --help)`, 2, { code: 'MCPX_OPTION_UNKNOWN' });
+    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see mcpx init --help)`, 2, { code: 'MCPX_CLI_OPTION_UNKNOWN' });
     else if (dir === undefined) dir = arg;
     else throw new UsageError(`init takes one directory, got "${dir}" and "${arg}"`);
   }

@@ -42,7 +42,7 @@ export async function main(argv: string[]): Promise<number | 'serving'> {
         throw new CliError(
           command.startsWith('-') ? `unknown option ${command} (see mcpx --help)` : `unknown command ${command}: expected serve, dev, list, call, read, prompt or init (see mcpx --help)`,
           2,
-          { code: 'MCPX_OPTION_UNKNOWN' },
+          { code: 'MCPX_CLI_OPTION_UNKNOWN' },
         );
     }
   } catch (err) {
