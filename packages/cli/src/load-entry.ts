@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getServerOptions } from '@mcpx/core';
+import { isMcpxError } from '@mcpx/core/errors';
 import { CliError, isDefinitionError, oneLine } from './errors';
 
 /** A server the module offers: a decorated class to instantiate, or a ready instance. */
@@ -120,6 +121,7 @@ export async function loadServer(entry: string, wanted?: string): Promise<{ name
 /** Scanner errors (DefinitionError, and bad options reported as RangeError/TypeError while building) become one line, exit 2. */
 export function definitionFailure(err: unknown): CliError | undefined {
   if (err instanceof CliError) return err;
-  if (isDefinitionError(err)) return new CliError(`invalid server definition: ${oneLine(err)}`, 2, { cause: err });
+  // An unknown @Server option too: the command's own options to listen() and serveStdio() are all known ones.
+  if (isDefinitionError(err) || isMcpxError(err, 'MCPX_OPTION_UNKNOWN')) return new CliError(`invalid server definition: ${oneLine(err)}`, 2, { cause: err });
   return undefined;
 }

@@ -1,8 +1,8 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createEngine, getServerOptions, type Servable } from '@mcpx/core';
-import { McpEngine, envFlag } from '@mcpx/core/transport';
-import type { McpHttpOptions } from './options';
+import { McpEngine, checkOptions, envFlag, optionKeys } from '@mcpx/core/transport';
+import { HTTP_OPTION_KEYS, type McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
 import { registerProtectedResourceMetadata } from './auth/metadata';
 import { serverUrl } from './server-url';
@@ -27,6 +27,10 @@ export interface ListenOptions extends McpHttpOptions {
   fastify?: FastifyServerOptions;
 }
 
+/** listen()'s own keys, not the endpoint's: they are not passed on to the plugin. */
+const LISTEN_OWN_KEYS = ['host', 'port', 'shutdownTimeoutMs', 'handleSignals', 'connectionTimeoutMs', 'keepAliveTimeoutMs', 'requestTimeoutMs', 'fastify'] as const;
+const LISTEN_OPTION_KEYS = optionKeys<ListenOptions>()(...HTTP_OPTION_KEYS, ...LISTEN_OWN_KEYS);
+
 export interface McpHttpServer {
   /** e.g. http://127.0.0.1:3000/mcp */
   readonly url: string;
@@ -46,6 +50,7 @@ export interface McpHttpServer {
  * /readyz, and a graceful stop on SIGTERM/SIGINT.
  */
 export async function listen(server: Servable, options: ListenOptions = {}): Promise<McpHttpServer> {
+  checkOptions('listen()', options, LISTEN_OPTION_KEYS);
   const host = options.host ?? process.env.HOST ?? '127.0.0.1';
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be an integer from 0 to 65535, got ${port}`);
@@ -85,7 +90,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   let metrics = options.metrics ?? envFlag(process.env.MCPX_METRICS);
   if (typeof metrics === 'object' && metrics.port !== undefined && metrics.host === undefined) metrics = { ...metrics, host };
   let endpoint!: McpEndpointHandle;
-  await app.register(mcpx, { ...options, otel, metrics, redis: undefined, cluster, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
+  await app.register(mcpx, { ...endpointOptions(options), otel, metrics, redis: undefined, cluster, server: engine, logger, onEndpoint: (h) => (endpoint = h) });
   registerHealthRoutes(app, endpoint);
   if (options.auth) registerProtectedResourceMetadata(app, options.auth, { cors: endpoint.options.cors });
   try {
@@ -129,6 +134,13 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   }
   logger.info(metricsUrl ? { url, metricsUrl } : { url }, 'serving MCP over Streamable HTTP');
   return { url, app, engine, endpoint, metricsUrl, close, closed };
+}
+
+/** The options the plugin takes: listen()'s own removed, so that its check passes them. */
+function endpointOptions(options: ListenOptions): McpHttpOptions {
+  const rest: Record<string, unknown> = { ...options };
+  for (const key of LISTEN_OWN_KEYS) delete rest[key];
+  return rest as McpHttpOptions;
 }
 
 function nameOf(server: Servable): string {

@@ -1,11 +1,11 @@
 import { METHODS } from 'node:http';
 import pino from 'pino';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RegisterOptions } from 'fastify';
 import { ErrorCode, InMemoryEventStore, createEngine, type Servable } from '@mcpx/core';
-import { McpEngine, isModernProtocolVersion, sessionLogId } from '@mcpx/core/transport';
+import { McpEngine, checkOptions, isModernProtocolVersion, optionKeys, sessionLogId } from '@mcpx/core/transport';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
-import { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
+import { HTTP_OPTION_KEYS, resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
 import { allowedMethods, handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
 import { ModernInFlight } from './modern-endpoint';
 import { PROTOCOL_VERSION_HEADER } from './modern-headers';
@@ -25,6 +25,9 @@ export interface McpPluginOptions extends McpHttpOptions {
   /** Receives the endpoint's handle (sessions, drain) once mounted. */
   onEndpoint?: (handle: McpEndpointHandle) => void;
 }
+
+/** The plugin's keys, and Fastify's own for any plugin (`prefix`...), which reach the plugin too. */
+const PLUGIN_OPTION_KEYS = optionKeys<McpPluginOptions & RegisterOptions>()(...HTTP_OPTION_KEYS, 'server', 'onEndpoint', 'prefix', 'logSerializers');
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,6 +59,7 @@ export interface McpEndpointHandle {
  * (`app.register(mcpx, { server, prefix: '/tools' })`).
  */
 export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOptions) => {
+  checkOptions('app.register(mcpx)', pluginOptions, PLUGIN_OPTION_KEYS);
   const { server, onEndpoint, ...rest } = pluginOptions;
   const options = resolveOptions(rest);
   // Fastify's logger is pino: the engine logs through the app's own logger unless told otherwise

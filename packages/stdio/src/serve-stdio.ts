@@ -13,7 +13,7 @@ import {
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
 import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';
-import { envFlag, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
+import { ENGINE_OPTION_KEYS, checkOptions, envFlag, optionKeys, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
 
 export interface StdioOptions extends EngineOptions {
   /** Defaults to process.stdin. */
@@ -54,6 +54,20 @@ export interface StdioOptions extends EngineOptions {
    */
   otel?: boolean;
 }
+
+/** Every key serveStdio() takes: the engine's and its own. */
+const STDIO_OPTION_KEYS = optionKeys<StdioOptions>()(
+  ...ENGINE_OPTION_KEYS,
+  'input',
+  'output',
+  'maxMessageBytes',
+  'exitProcess',
+  'drainTimeoutMs',
+  'principal',
+  'redirectStdout',
+  'progressPingTimeoutMs',
+  'otel',
+);
 
 export interface StdioServer {
   /** Resolves when the input has ended and the session is closed. */
@@ -100,6 +114,7 @@ function hasProgressToken(parsed: ParsedMessage): boolean {
  * Logs go to the engine's pino logger (stderr by default), never to `output`.
  */
 export function serveStdio(target: Servable, options: StdioOptions = {}): StdioServer {
+  checkOptions('serveStdio()', options, STDIO_OPTION_KEYS);
   const engine = createEngine(target, options);
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
