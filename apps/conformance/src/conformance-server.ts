@@ -345,7 +345,7 @@ export class ConformanceServer extends McpServer {
 
   @Tool({ name: 'test_input_required_result_elicitation', description: "Asks the user's name under the input key user_name, then greets them" })
   async inputRequiredElicitation(_input: void, ctx: RequestContext) {
-    // The answer alone completes the call: a client may send it without a requestState.
+    // The answer counts once the question was asked: the framework hands over only answers the round's requestState asked for.
     const answer = await acceptedForm(NameForm, ctx.inputResponses?.user_name);
     if (!answer) {
       // Missing, declined, or not a name: ask (again).

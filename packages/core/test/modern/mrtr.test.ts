@@ -147,8 +147,14 @@ describe('MRTR: ctx.elicit/sample/roots under 2026-07-28', () => {
   it('carries only the answers the handler used into the next state: junk keys are dropped, so the state stays small', async () => {
     const engine = createEngine(new Greeter(), silent);
     const junk = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`junk-${i}`, { action: 'accept', content: { name: 'x'.repeat(50) } }]));
+    const first = resultOf(await call(engine, 'tools/call', { name: 'greet', _meta: meta() }));
     const round = resultOf(
-      await call(engine, 'tools/call', { name: 'greet', _meta: meta(), inputResponses: { ...junk, 'elicit-1': { action: 'accept', content: { name: 'Ada' } } } }),
+      await call(engine, 'tools/call', {
+        name: 'greet',
+        _meta: meta(),
+        requestState: first.requestState,
+        inputResponses: { ...junk, 'elicit-1': { action: 'accept', content: { name: 'Ada' } } },
+      }),
     );
     expect(Object.keys(round.inputRequests)).toEqual(['elicit-2']);
     expect(round.requestState.length).toBeLessThan(1000);
@@ -228,7 +234,9 @@ describe('MRTR: requestState is sealed and bound', () => {
     const engine = createEngine(new Greeter(), silent);
     expect(errorOf(await call(engine, 'tools/call', { name: 'greet', _meta: meta(), requestState: 42 })).code).toBe(ErrorCode.InvalidParams);
     expect(errorOf(await call(engine, 'tools/call', { name: 'greet', _meta: meta(), inputResponses: [] })).code).toBe(ErrorCode.InvalidParams);
-    expect(errorOf(await call(engine, 'tools/call', { name: 'greet', _meta: meta(), inputResponses: { 'elicit-1': 'yes' } })).message).toMatch(/inputResponses\["elicit-1"\]/);
+    // An answer is shape-checked once it answers a question asked (with the round's requestState).
+    const { requestState } = resultOf(await call(engine, 'tools/call', { name: 'greet', _meta: meta() }));
+    expect(errorOf(await call(engine, 'tools/call', { name: 'greet', _meta: meta(), requestState, inputResponses: { 'elicit-1': 'yes' } })).message).toMatch(/inputResponses\["elicit-1"\]/);
   });
 });
 

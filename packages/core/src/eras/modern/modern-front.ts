@@ -100,7 +100,8 @@ export class ModernFront implements EraFront {
     this.host = new ModernHost(this.modern.engine, logger, method, answers);
     const meta = params._meta as Record<string, unknown> | undefined;
     const ctx = new RequestContext(this.host, env, id, method, meta, abort, channel);
-    if (this.round || responses) ctx.input = { responses, state: this.round?.state };
+    // Only a sealed round hands the handler anything: a first call's inputResponses answer nothing asked.
+    if (this.round) ctx.input = { responses, state: this.round.state };
     ctx.trace = trace;
     return ctx;
   }

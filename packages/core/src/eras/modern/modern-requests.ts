@@ -106,12 +106,18 @@ export class ModernRequests {
       }
     }
     const answers: Record<string, unknown> = { ...round?.answers };
-    const responses = given as Record<string, unknown> | undefined;
-    if (responses) {
-      for (const [key, value] of Object.entries(responses)) {
+    // Answers count only for the questions the sealed round asked: without a round (a first call)
+    // none is taken, and keys the round did not ask are ignored unchecked, as the spec says.
+    // `responses` (ctx.inputResponses) holds the same answers: a handler never sees the rest.
+    let responses: Record<string, unknown> | undefined;
+    if (round && given !== undefined) {
+      const offered = given as Record<string, unknown>;
+      responses = {};
+      for (const key of round.asked) {
+        if (!Object.hasOwn(offered, key)) continue;
+        const value = offered[key];
         if (value === null || typeof value !== 'object' || Array.isArray(value)) throw McpError.invalidParams(`inputResponses["${key}"] must be an object (the result of the input request)`);
-        // Only what the last round asked is taken: anything else is ignored, as the spec says.
-        if (!round || round.asked.includes(key)) answers[key] = value;
+        answers[key] = responses[key] = value;
       }
     }
     return { round, answers, responses };
