@@ -21,12 +21,12 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Where the Mcp-Name header's value comes from, per method. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
+/** Where the Mcp-Name header's value comes from, per method (a Map: the method comes off the wire, and may be `constructor`). */
+const NAME_SOURCE: ReadonlyMap<string, 'name' | 'uri'> = new Map<string, 'name' | 'uri'>([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+]);
 
 /**
  * A header value as the client meant it: a `=?base64?…?=` value decoded (UTF-8), any other value
@@ -89,7 +89,7 @@ export function checkModernHeaders(
   if (method === undefined) return `Header mismatch: the Mcp-Method header is required (the body's method is ${JSON.stringify(request.method)})`;
   if (method !== request.method) return `Header mismatch: Mcp-Method header value ${quote(method)} does not match the body's method ${JSON.stringify(request.method)}`;
 
-  const source = NAME_SOURCE[request.method];
+  const source = NAME_SOURCE.get(request.method);
   if (source) {
     const bodyValue = request.params?.[source];
     const field = `params.${source}`;

@@ -34,7 +34,8 @@ export function buildPromptEntry(spec: PromptSpec): PromptEntry {
       const given = value as Record<string, unknown>;
       const issues: ValidationIssue[] = [];
       for (const a of declared) {
-        const v = given[a.name];
+        // Own keys only: an argument named `constructor` or `toString` is not on the prototype.
+        const v = Object.hasOwn(given, a.name) ? given[a.name] : undefined;
         if (v === undefined) {
           if (a.required) issues.push({ path: a.name, message: `${a.name} is required` });
         } else if (typeof v !== 'string') issues.push({ path: a.name, message: `${a.name} must be a string` });

@@ -14,12 +14,12 @@ export interface SubscriptionFilter {
 /** How a subscription ended: `server` (shutdown: it gets its graceful response) or `client` (cancelled, or its stream closed: no response). */
 export type SubscriptionEnd = 'server' | 'client';
 
-/** The filter field that opts a stream in to each list_changed notification. */
-const LIST_CHANGED_FIELD: Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'> = {
-  'notifications/tools/list_changed': 'toolsListChanged',
-  'notifications/prompts/list_changed': 'promptsListChanged',
-  'notifications/resources/list_changed': 'resourcesListChanged',
-};
+/** The filter field that opts a stream in to each list_changed notification (a Map: the method may come from another instance, over the cluster bus). */
+const LIST_CHANGED_FIELD: ReadonlyMap<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'> = new Map([
+  ['notifications/tools/list_changed', 'toolsListChanged'],
+  ['notifications/prompts/list_changed', 'promptsListChanged'],
+  ['notifications/resources/list_changed', 'resourcesListChanged'],
+] as const);
 
 /** One open `subscriptions/listen` stream: its request id (the subscription id), what it honours, and where it writes. */
 class ListenSubscription {
@@ -103,7 +103,7 @@ export class ListenSubscriptions {
 
   /** A list changed (`notifications/tools/list_changed`, ...): told to every stream that opted in to that list. */
   listChanged(method: string): void {
-    const field = LIST_CHANGED_FIELD[method];
+    const field = LIST_CHANGED_FIELD.get(method);
     if (!field) return;
     for (const subscription of [...this.bySignal.values()]) {
       if (subscription.filter[field]) this.safely(subscription, () => subscription.deliver(method));
