@@ -11,7 +11,10 @@ export { McpxError, MCPX_ERROR_CODES, isMcpxError, type McpxErrorCode } from './
 export type { MessageLimits } from './protocol/message-limits';
 
 // Authoring: decorators, schema rules, content helpers
-export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, getServerOptions } from './metadata/decorators';
+export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, UseMiddleware, getServerOptions } from './metadata/decorators';
+// Between a request and its handler: middleware, and protocol extensions (docs/middleware.md, docs/architecture.md)
+export type { Middleware, MiddlewareContext, Next } from './pipeline/middleware';
+export type { McpExtension, ExtensionMethod, ExtensionNotification, ExtensionServer, ExtensionSettings, NotificationSource } from './extensions/extension';
 export type * from './metadata/options';
 export {
   Field,

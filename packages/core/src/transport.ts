@@ -21,6 +21,7 @@ export { type SessionState } from './eras/legacy/session';
 // The pipeline every request goes through: transports admit, map a refusal to their own form, then run
 export { RequestPipeline, type Admission, type Admitted } from './pipeline/pipeline';
 export type { EraFront, Inbound, InFlightScope, Outcome } from './pipeline/era-front';
+export { eraOf } from './pipeline/classify';
 export { tooManyInFlight, type Refusal, type RefusalKind } from './pipeline/admission';
 export type { MessageChannel } from './engine/channel';
 export { sessionLogId } from './engine/request-log';

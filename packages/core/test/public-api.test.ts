@@ -8,7 +8,7 @@ const EXPORTS = [
   'INSUFFICIENT_SCOPE', 'InMemoryEventStore', 'InMemoryTaskStore', 'InputRequired', 'InsufficientScopeError',
   'InvalidTaskCursorError', 'MCPX_ERROR_CODES', 'ManualClock', 'McpError', 'McpLogger', 'McpServer', 'McpxError', 'Prompt', 'Registry',
   'RequestContext', 'Resource', 'ResourceTemplate', 'Server', 'Session', 'TERMINAL_STATUSES', 'Tool',
-  'ToolContext', 'UnknownOptionError', 'UriTemplate', 'UriTemplateError', 'UrlElicitationRequiredError', 'assistantMessage',
+  'ToolContext', 'UnknownOptionError', 'UriTemplate', 'UriTemplateError', 'UrlElicitationRequiredError', 'UseMiddleware', 'assistantMessage',
   'audio', 'buildPromptEntry', 'buildResourceEntry', 'buildTemplateEntry', 'buildToolEntry',
   'checkElicitationSchema', 'classToJsonSchema', 'compileJsonSchema', 'createEngine', 'definitionWarnings',
   'embeddedResource', 'formatIssues', 'getFieldOptions', 'getServerOptions', 'image', 'isContentBlock', 'isMcpxError',
@@ -22,9 +22,9 @@ const ERRORS_EXPORTS = ['ErrorCode', 'MCPX_ERROR_CODES', 'McpError', 'McpxError'
 /** '@mcpx/core/transport': what transports, stores and the engine's other drivers use. */
 const TRANSPORT_EXPORTS = [
   'ALL_PROTOCOL_VERSIONS', 'ClusterLink', 'DEFAULT_MESSAGE_LIMITS', 'ENGINE_OPTION_KEYS', 'LATEST_PROTOCOL_VERSION', 'LOGGING_LEVELS', 'LazyAbort',
-  'META', 'MODERN_PROTOCOL_VERSIONS', 'MRTR_METHODS', 'McpEngine', 'ModernRequests', 'ModernStream',
+  'META', 'MODERN_PROTOCOL_VERSIONS', 'MRTR_METHODS', 'McpEngine', 'ModernFront', 'ModernRequests', 'ModernStream', 'RequestPipeline',
   'STDIO_ORIGIN', 'SUPPORTED_PROTOCOL_VERSIONS', 'TaskManager', 'budgetError', 'buildRegistry', 'checkArgumentLimits', 'checkOptions',
-  'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'envFlag', 'errorResponse', 'eventId',
+  'claimedVersion', 'classifyMessage', 'compact', 'decodeMessage', 'encodeMessage', 'envFlag', 'eraOf', 'errorResponse', 'eventId',
   'headerParameters',
   'isLoggingLevel', 'isModernProtocolVersion', 'isRefusal', 'isSupportedProtocolVersion', 'isValidId', 'missingScopes', 'optionKeys', 'parseEventId',
   'parseMessage', 'readModernClaim', 'resolveArgumentLimits', 'resolveMessageLimits', 'resultResponse', 'scanMessage',

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '@mcpx/core';
 import {
   LazyAbort,
-  claimedVersion,
+  eraOf,
   encodeMessage,
   isModernProtocolVersion,
   isRefusal,
@@ -39,8 +39,7 @@ const STREAM_ONLY = new Set(['subscriptions/listen']);
 
 /** A POST is modern when its body's `_meta` claims a protocol version, or its MCP-Protocol-Version header names a modern one. */
 export function isModernPost(parsed: ParsedMessage, request: FastifyRequest): boolean {
-  if (isModernProtocolVersion(request.headers[PROTOCOL_VERSION_HEADER])) return true;
-  return (parsed.kind === 'request' || parsed.kind === 'notification') && claimedVersion(parsed.message) !== undefined;
+  return eraOf(parsed, request.headers[PROTOCOL_VERSION_HEADER]) === 'modern';
 }
 
 /** A refusal of the request as a whole: its HTTP status and JSON-RPC error. */

@@ -10,7 +10,6 @@ import type { NotificationHandler } from './handler-types';
 import { Session } from '../eras/legacy/session';
 import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
 import { TaskManager, type TaskOptions } from '../tasks/task-manager';
-import { TASKS_EXTENSION } from '../tasks/tasks-extension';
 import { writeToPino } from './mcp-logger';
 import { LOGGING_LEVELS, isLoggingLevel } from './log-levels';
 import { resolveArgumentLimits, type ArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
@@ -26,6 +25,7 @@ import { modernMethods } from '../eras/modern/methods';
 import { RequestPipeline } from '../pipeline/pipeline';
 import { checkMiddleware, type Middleware } from '../pipeline/middleware';
 import { ExtensionSet } from '../extensions/extension-set';
+import { tasksExtension } from '../eras/modern/handlers/tasks';
 import type { McpExtension } from '../extensions/extension';
 
 /** Notifications a client may send, as telemetry names them (any other is `_OTHER`). */
@@ -175,7 +175,7 @@ export class McpEngine {
       taskCounts: () => tasks.countByStatus(),
     });
     this.subscriptions = new ListenSubscriptions(this.logger);
-    this.extensions = new ExtensionSet([...(options.extensions ?? []), ...(info.extensions ?? [])]);
+    this.extensions = new ExtensionSet([tasksExtension, ...(options.extensions ?? []), ...(info.extensions ?? [])]);
     this.pipeline = new RequestPipeline(
       { logger: this.logger, registry, telemetry: this.telemetry, debugMessageBytes: this.debugMessageBytes, maxRequestsInFlight: this.options.maxRequestsInFlight },
       this.extensions.methodTables({ legacy: legacyMethods, modern: modernMethods }),
@@ -324,13 +324,6 @@ export class McpEngine {
     else delete caps.experimental;
     const extensions = this.extensions.declared('modern');
     if (extensions) caps.extensions = { ...extensions, ...caps.extensions };
-    for (const tool of this.registry.tools.values()) {
-      const support = tool.definition.execution?.taskSupport;
-      if (support === 'optional' || support === 'required') {
-        caps.extensions = { [TASKS_EXTENSION]: {}, ...caps.extensions };
-        break;
-      }
-    }
     return caps;
   }
 

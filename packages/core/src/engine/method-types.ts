@@ -69,6 +69,10 @@ export interface DiscoverResult {
 export interface ModernResults extends SharedResults {
   'server/discover': DiscoverResult;
   'subscriptions/listen': EmptyResult;
+}
+
+/** What the tasks extension's methods answer (2026-07-28; served through the extension API). */
+export interface ModernTaskResults {
   'tasks/get': DetailedTask;
   'tasks/update': EmptyResult;
   'tasks/cancel': EmptyResult;

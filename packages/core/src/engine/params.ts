@@ -1,4 +1,4 @@
-import { InsufficientScopeError, missingScopes, type ScopedEntry } from '../auth/principal';
+import { missingScopes, type ScopedEntry } from '../auth/principal';
 import { McpError } from '../protocol/errors';
 import type { ServerCapabilities } from '../protocol/types';
 import type { EntryList } from '../registry/entry-list';
@@ -36,12 +36,6 @@ export function typeOf(value: unknown): string {
 /** Methods of a capability the server did not declare answer -32601, as if they did not exist. */
 export function requireCapability(ctx: RequestContext, capability: keyof ServerCapabilities): void {
   if (!ctx.env.serverCapabilities[capability]) throw McpError.methodNotFound(ctx.method);
-}
-
-/** Refuses the call when the caller's principal lacks the entry's scopes. */
-export function requireScopes(ctx: RequestContext, entry: ScopedEntry, what: string): void {
-  const missing = missingScopes(ctx.principal, entry.scopes);
-  if (missing.length > 0) throw new InsufficientScopeError([...entry.scopes], what);
 }
 
 /** One page of a list method: `{ [key]: definitions, nextCursor? }`; with a principal, only what it may use (unless configured otherwise). */

@@ -2,7 +2,7 @@ import { McpError } from '../../protocol/errors';
 import type { CompleteResult } from '../../protocol/types';
 import type { Completer } from '../../metadata/options';
 import type { Answers, SharedResults } from '../method-types';
-import { objectParam, requireCapability, requireScopes, stringParam } from '../params';
+import { objectParam, requireCapability, stringParam } from '../params';
 
 const empty = () => ({ completion: { values: [], total: 0, hasMore: false } });
 
@@ -25,7 +25,6 @@ export const complete: Answers<SharedResults['completion/complete']> = async (pa
     const name = stringParam(ref, 'name', `${method} ref`);
     const prompt = registry.prompts.get(name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
-    requireScopes(ctx, prompt, `prompt "${name}"`);
     if (!prompt.definition.arguments?.some((a) => a.name === argName)) {
       throw McpError.invalidParams(`Prompt "${name}" has no argument "${argName}"`);
     }
@@ -37,7 +36,6 @@ export const complete: Answers<SharedResults['completion/complete']> = async (pa
       if (registry.resources.get(uri)) return empty(); // a fixed URI has nothing to complete
       throw McpError.invalidParams(`Unknown resource template: ${uri}`);
     }
-    requireScopes(ctx, template, `resource template ${uri}`);
     if (!template.template.variableNames.includes(argName)) {
       throw McpError.invalidParams(`Resource template ${uri} has no variable "${argName}"`);
     }

@@ -3,7 +3,7 @@ import { toGetPromptResult } from '../../content/normalize';
 import { formatIssues } from '../../schema/class-validation';
 import { checkArgumentLimits } from '../../schema/argument-limits';
 import type { Answers, SharedResults } from '../method-types';
-import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
+import { listPage, objectParam, requireCapability, stringParam } from '../params';
 
 export const listPrompts: Answers<SharedResults['prompts/list']> = (params, ctx) => {
   requireCapability(ctx, 'prompts');
@@ -16,7 +16,6 @@ export const getPrompt: Answers<SharedResults['prompts/get']> = async (params, c
   const name = stringParam(params, 'name', 'prompts/get');
   const entry = ctx.engine.registry.prompts.get(name);
   if (!entry) throw McpError.invalidParams(`Unknown prompt: ${name}`);
-  requireScopes(ctx, entry, `prompt "${name}"`);
   const args = objectParam(params, 'arguments', 'prompts/get') ?? {};
   const limits = ctx.engine.argumentLimits;
   const excess = checkArgumentLimits(args, limits);

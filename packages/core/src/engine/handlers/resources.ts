@@ -1,7 +1,7 @@
 import { McpError } from '../../protocol/errors';
 import { toReadResourceResult } from '../../content/normalize';
 import type { Answers, SharedResults } from '../method-types';
-import { listPage, requireCapability, requireScopes, stringParam } from '../params';
+import { listPage, requireCapability, stringParam } from '../params';
 
 export const listResources: Answers<SharedResults['resources/list']> = (params, ctx) => {
   requireCapability(ctx, 'resources');
@@ -20,7 +20,6 @@ export const readResource: Answers<SharedResults['resources/read']> = async (par
   const registry = ctx.engine.registry;
   const resource = registry.resources.get(uri);
   if (resource) {
-    requireScopes(ctx, resource, `resource ${uri}`);
     // Before the handler runs, so the handler may still set its own (modern results only carry them).
     if (resource.cache) ctx.cacheHint = resource.cache;
     const value = await resource.handler(ctx);
@@ -29,7 +28,6 @@ export const readResource: Answers<SharedResults['resources/read']> = async (par
   }
   const match = registry.matchTemplate(uri);
   if (!match) throw McpError.resourceNotFound(uri);
-  requireScopes(ctx, match.entry, `resource ${uri}`);
   if (match.entry.cache) ctx.cacheHint = match.entry.cache;
   const value = await match.entry.handler(match.variables, ctx);
   if (value === undefined || value === null) throw McpError.resourceNotFound(uri);

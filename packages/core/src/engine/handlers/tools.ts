@@ -3,7 +3,7 @@ import type { Answers, SharedResults } from '../method-types';
 import { invokeTool } from '../invoke-tool';
 import type { ToolEntry } from '../../registry/entry-types';
 import type { Tool } from '../../protocol/types';
-import { listPage, objectParam, requireCapability, requireScopes, stringParam } from '../params';
+import { listPage, objectParam, requireCapability, stringParam } from '../params';
 import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../../tasks/tasks-extension';
 
 export const listTools: Answers<SharedResults['tools/list']> = (params, ctx) => {
@@ -32,7 +32,6 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
   const name = stringParam(params, 'name', 'tools/call');
   const entry = ctx.engine.registry.tools.get(name);
   if (!entry) throw McpError.invalidParams(`Unknown tool: ${name}`);
-  requireScopes(ctx, entry, `tool "${name}"`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};
   // 2026-07-28: the tasks extension. The server decides when a call becomes a task; `params.task` means nothing.

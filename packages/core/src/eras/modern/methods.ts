@@ -3,17 +3,13 @@ import { methodMap, type ModernResults } from '../../engine/method-types';
 import { sharedMethods } from '../../engine/methods';
 import { discover } from './handlers/discover';
 import { listen } from './handlers/listen';
-import { cancelTask, getTask, updateTask } from './handlers/tasks';
 
 /** Where a modern (2026-07-28) request is dispatched: every client→server method and its handler. */
 export const modernMethods: ReadonlyMap<string, MethodHandler> = methodMap<ModernResults>({
   'server/discover': discover,
   'subscriptions/listen': listen,
   ...sharedMethods,
-  // The tasks extension: served only where the server offers it (see handlers/tasks).
-  'tasks/get': getTask,
-  'tasks/update': updateTask,
-  'tasks/cancel': cancelTask,
+  // The tasks extension's methods come from the extension API (handlers/tasks.ts, tasksExtension).
 });
 
 /** The methods that may answer with an InputRequiredResult (multi round-trip requests). */

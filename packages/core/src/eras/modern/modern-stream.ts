@@ -4,7 +4,7 @@ import type { MessageChannel } from '../../engine/channel';
 import { CancelledError } from '../../engine/dispatch';
 import { RequestsById } from '../../pipeline/in-flight';
 import type { McpEngine } from '../../engine/engine';
-import { claimedVersion } from './meta';
+import { eraOf } from '../../pipeline/classify';
 import type { RequestOrigin } from '../../telemetry/origin';
 
 /**
@@ -23,7 +23,7 @@ export class ModernStream {
 
   /** Whether a message is a modern request (its `_meta` claims a protocol version). */
   static isModern(parsed: ParsedMessage): parsed is { kind: 'request'; message: JsonRpcRequest } {
-    return parsed.kind === 'request' && claimedVersion(parsed.message) !== undefined;
+    return parsed.kind === 'request' && eraOf(parsed) === 'modern';
   }
 
   /** Serves one modern request; its response goes to `channel` (none when it was cancelled). */

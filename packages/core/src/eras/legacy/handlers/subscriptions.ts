@@ -1,6 +1,6 @@
 import { McpError } from '../../../protocol/errors';
 import type { Answers, LegacyResults } from '../../../engine/method-types';
-import { requireScopes, stringParam } from '../../../engine/params';
+import { stringParam } from '../../../engine/params';
 
 /** resources/subscribe and resources/unsubscribe: a legacy session's subscriptions (2026-07-28 has subscriptions/listen). */
 
@@ -9,7 +9,6 @@ export const subscribe: Answers<LegacyResults['resources/subscribe']> = async (p
   const uri = stringParam(params, 'uri', 'resources/subscribe');
   const entry = ctx.engine.registry.entryForUri(uri);
   if (!entry) throw McpError.resourceNotFound(uri);
-  requireScopes(ctx, entry, `resource ${uri}`);
   await ctx.session!.setSubscribed(uri, true);
   return {};
 };

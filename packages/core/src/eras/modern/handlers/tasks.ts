@@ -1,29 +1,20 @@
 import { McpError } from '../../../protocol/errors';
-import type { RequestContext } from '../../../engine/context';
-import type { Answers, ModernResults } from '../../../engine/method-types';
+import type { Answers, ModernTaskResults } from '../../../engine/method-types';
 import { typeOf } from '../../../engine/params';
-import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../../../tasks/tasks-extension';
+import { TASKS_EXTENSION } from '../../../tasks/tasks-extension';
+import type { ExtensionMethod, ExtensionServer, ExtensionSettings, McpExtension } from '../../../extensions/extension';
 
 /**
- * tasks/get, tasks/update and tasks/cancel of the tasks extension (2026-07-28). They exist only
- * where the server offers the extension (-32601 elsewhere), and answer only requests that declare
- * it (-32021 otherwise, as the extension requires). tasks/result and tasks/list are 2025-11-25's
- * alone: here they are unknown methods.
+ * tasks/get, tasks/update and tasks/cancel of the tasks extension (2026-07-28), served through the
+ * extension API (`tasksExtension` below): they exist only while the server offers the extension
+ * (-32601 elsewhere), and answer only requests that declare it (-32021 otherwise, as the extension
+ * requires). tasks/result and tasks/list are 2025-11-25's alone: here they are unknown methods.
  */
-function requireTasksExtension(ctx: RequestContext): void {
-  if (!offersTasks(ctx.env.serverCapabilities)) throw McpError.methodNotFound(ctx.method);
-  if (!declaresTasks(ctx.env.clientCapabilities)) {
-    throw missingTasksExtension(`${ctx.method} needs the ${TASKS_EXTENSION} extension: declare it in this request's client capabilities`);
-  }
-}
-
-export const getTask: Answers<ModernResults['tasks/get']> = async (params, ctx) => {
-  requireTasksExtension(ctx);
+export const getTask: Answers<ModernTaskResults['tasks/get']> = async (params, ctx) => {
   return (await ctx.engine.tasks.modern.getDetailed(params.taskId, ctx.principal));
 };
 
-export const updateTask: Answers<ModernResults['tasks/update']> = async (params, ctx) => {
-  requireTasksExtension(ctx);
+export const updateTask: Answers<ModernTaskResults['tasks/update']> = async (params, ctx) => {
   const responses = params.inputResponses;
   if (responses === null || typeof responses !== 'object' || Array.isArray(responses)) {
     throw McpError.invalidParams(
@@ -34,8 +25,28 @@ export const updateTask: Answers<ModernResults['tasks/update']> = async (params,
   return {};
 };
 
-export const cancelTask: Answers<ModernResults['tasks/cancel']> = async (params, ctx) => {
-  requireTasksExtension(ctx);
+export const cancelTask: Answers<ModernTaskResults['tasks/cancel']> = async (params, ctx) => {
   await ctx.engine.tasks.modern.cancelAsTask(params.taskId, ctx.principal);
   return {};
+};
+
+/** Some tool can run as a task: only then is the extension offered. */
+function someToolRunsAsTask(server: ExtensionServer): ExtensionSettings | undefined {
+  for (const tool of server.registry.tools.values()) {
+    const support = tool.definition.execution?.taskSupport;
+    if (support === 'optional' || support === 'required') return {};
+  }
+  return undefined;
+}
+
+/** The tasks extension as the extension API holds it: the proof that an extension needs nothing from core by name. */
+export const tasksExtension: McpExtension = {
+  id: TASKS_EXTENSION,
+  eras: ['modern'],
+  settings: someToolRunsAsTask,
+  methods: [
+    { name: 'tasks/get', handler: getTask as ExtensionMethod['handler'], requiresClientDeclaration: true },
+    { name: 'tasks/update', handler: updateTask as ExtensionMethod['handler'], requiresClientDeclaration: true },
+    { name: 'tasks/cancel', handler: cancelTask as ExtensionMethod['handler'], requiresClientDeclaration: true },
+  ],
 };
