@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-import { Server, Tool } from '@mcpx/core';
+import { Server, Tool, type McpExtension } from '@mcpx/core';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-// Not exported from '@mcpx/core' yet; there it will read: import { type McpExtension } from '@mcpx/core'.
-import type { McpExtension } from '../../packages/core/src/extensions/extension';
 import { auditLog, type AuditEntry } from './middleware-recipes';
 
 /** The params of com.example/audit/recent: checked before the handler runs (-32602 otherwise). */

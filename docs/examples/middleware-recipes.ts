@@ -1,13 +1,23 @@
 import 'reflect-metadata';
 import { metrics } from '@opentelemetry/api';
-import { Field, McpError, McpServer, Server, Tool, isMcpxError, type CallToolResult, type RequestContext, type ToolDefinition } from '@mcpx/core';
+import {
+  Field,
+  McpError,
+  McpServer,
+  Server,
+  Tool,
+  UseMiddleware,
+  isMcpxError,
+  type CallToolResult,
+  type Middleware,
+  type MiddlewareContext,
+  type RequestContext,
+  type ToolDefinition,
+} from '@mcpx/core';
 import { mcpx } from '@mcpx/http';
 import { serveStdio } from '@mcpx/stdio';
 import Fastify from 'fastify';
 import { IsString } from 'class-validator';
-// Not exported from '@mcpx/core' yet; there they will read: import { UseMiddleware, type Middleware, type MiddlewareContext } from '@mcpx/core'.
-import { UseMiddleware } from '../../packages/core/src/metadata/decorators';
-import type { Middleware, MiddlewareContext } from '../../packages/core/src/pipeline/middleware';
 
 /** An application-defined JSON-RPC code: any integer outside -32768..-32000 is free for an application. */
 export const FORBIDDEN = 4003;
