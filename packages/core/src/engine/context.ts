@@ -57,6 +57,11 @@ export class RequestContext {
     return (this.values ??= new Map());
   }
 
+  /** Gives the context a task's work runs with what middleware left on the request that started it. */
+  adoptState(from: RequestContext): void {
+    if (from.values) this.values = new Map(from.values);
+  }
+
   /** Aborted when the client cancels the request, the session ends, or (for a task) the task is cancelled. */
   get signal(): AbortSignal {
     return this.abort.signal;

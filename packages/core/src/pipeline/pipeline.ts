@@ -145,7 +145,7 @@ export class RequestPipeline {
   private invoke(front: EraFront, handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
     if (this.middleware.length === 0 && !this.host.registry.hasEntryMiddleware) return front.invoke(handler, params, ctx);
     const mctx = new RequestMiddlewareContext(ctx, params);
-    const inner = () => this.innermost(front, handler, mctx, params);
+    const inner = () => this.innermost(front, handler, mctx);
     const chained = this.middleware.length > 0 ? runChain(this.middleware, mctx, inner) : inner();
     return chained.then(
       (value) => resultOf(ctx.method, value),
@@ -160,15 +160,28 @@ export class RequestPipeline {
   }
 
   /** The entry's own middleware (class, then method) around the handler, with the params as the server-wide chain left them. */
-  private innermost(front: EraFront, handler: MethodHandler, mctx: RequestMiddlewareContext, original: Record<string, unknown>): Promise<unknown> {
+  private innermost(front: EraFront, handler: MethodHandler, mctx: RequestMiddlewareContext): Promise<unknown> {
     const ctx = mctx.request;
-    const params = mctx.params;
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) return Promise.reject(new TypeError('a middleware set params to something that is not an object'));
-    // A middleware that changed what the request names must not reach an entry the caller may not use.
-    if (params !== original) checkScopes(this.host.registry, ctx.method, params, ctx.principal);
+    let params: Record<string, unknown>;
+    try {
+      params = this.paramsAfter(mctx);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const own = this.host.registry.hasEntryMiddleware ? this.entryChain(ctx.method, params) : undefined;
-    const run = () => front.invoke(handler, mctx.params, ctx);
-    return own && own.length > 0 ? runChain(own, mctx, run) : run();
+    if (!own || own.length === 0) return front.invoke(handler, params, ctx);
+    // The entry's own middleware may change the params again: checked again before the handler.
+    return runChain(own, mctx, async () => front.invoke(handler, this.paramsAfter(mctx), ctx));
+  }
+
+  /** The params as middleware left them: an object, and (when changed since `before`) naming nothing the caller may not use. */
+  private paramsAfter(mctx: RequestMiddlewareContext): Record<string, unknown> {
+    const params = mctx.params;
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new TypeError('a middleware set params to something that is not an object');
+    // A middleware may have changed what the request names, in place or with new params: whatever it
+    // names now must be an entry the caller may use (a lookup; admission checked what it first named).
+    checkScopes(this.host.registry, mctx.request.method, params, mctx.request.principal);
+    return params;
   }
 
   /** The middleware of the entry a tools/call, prompts/get or resources/read names (its class's, then its method's). */

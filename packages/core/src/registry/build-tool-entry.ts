@@ -19,9 +19,9 @@ const NO_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', additionalPr
 export interface ToolSpec extends ToolOptions {
   name: string;
   handler: ToolHandler;
-  /** Where it was declared, for error messages (`NotesServer.search`). */
   /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
   middleware?: readonly Middleware[];
+  /** Where it was declared, for error messages (`NotesServer.search`). */
   source?: string;
 }
 

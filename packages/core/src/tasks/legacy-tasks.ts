@@ -95,6 +95,7 @@ export class LegacyTasks {
     };
     // The work gets a context of its own: the request's id and _meta (so its progressToken goes on), the task's signal and channel.
     const taskCtx = new RequestContext(session, ctx.env, ctx.requestId, ctx.method, ctx.meta, controller, channel, handle);
+    taskCtx.adoptState(ctx);
     // The work's own span, a child of the call's: the trace goes on after the call is answered.
     const span = ctx.engine.telemetry.startTask(entry.definition.name, record.taskId, ctx.traceContext);
     taskCtx.trace = span;

@@ -63,6 +63,7 @@ export class ModernTasks {
     const channel = new TaskCallChannel(ctx.channel);
     const controller = new LazyAbort();
     const work = new RequestContext(host, ctx.env, ctx.requestId, ctx.method, ctx.meta, controller, channel);
+    work.adoptState(ctx);
     work.input = ctx.input;
     // Until it becomes a task, the work is the request's: its span, its questions' parent.
     work.trace = ctx.trace;
