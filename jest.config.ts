@@ -10,6 +10,7 @@ const config: Config = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
   moduleNameMapper: {
     '^@mcpx/core/(transport|errors)$': '<rootDir>/packages/core/src/$1',
+    '^@mcpx/core/(protocol|schema|registry|context|stores|telemetry)$': '<rootDir>/packages/core/src/exports/$1',
     '^@mcpx/(core|stdio|http|testing|cli|redis|otel)$': '<rootDir>/packages/$1/src',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],

@@ -247,7 +247,7 @@ describe('the container entry command', () => {
       expect(exit).toEqual({ code: 0, signal: null });
       expect(Date.now() - signalled).toBeLessThan(DRAIN_DEADLINE_MS);
     } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- server output ---\n${output}`);
+      throw new Error(`${(err as Error).message}\n--- server output ---\n${output}`, { cause: err });
     } finally {
       await client?.close().catch(() => {});
       if (child.exitCode === null && child.signalCode === null) {

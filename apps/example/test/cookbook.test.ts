@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEngine, definitionWarnings, getServerOptions } from '@mcpx/core';
+import { createEngine } from '@mcpx/core';
+import { definitionWarnings, getServerOptions } from '@mcpx/core/registry';
 import { connect, quietOptions } from '@mcpx/testing';
 import * as nested from '../../../docs/examples/cookbook-nested';
 import * as enums from '../../../docs/examples/cookbook-enums';

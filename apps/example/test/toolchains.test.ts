@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
-import { createEngine, definitionWarnings, DefinitionError } from '@mcpx/core';
+import { createEngine, DefinitionError } from '@mcpx/core';
+import { definitionWarnings } from '@mcpx/core/registry';
 import { connect, quietOptions } from '@mcpx/testing';
 import { RoomServer as RoomServerWithMetadata } from '../../../docs/examples/toolchains-without-metadata';
 

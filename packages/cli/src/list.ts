@@ -29,7 +29,8 @@ export async function runList(argv: string[]): Promise<number> {
   }
   const entry = entryOf('list', positionals);
   // Loaded only now: a usage error never pays for the framework.
-  const { createEngine, definitionWarnings } = await import('@mcpx/core');
+  const { createEngine } = await import('@mcpx/core');
+  const { definitionWarnings } = await import('@mcpx/core/registry');
   const { definitionFailure, loadServer } = await import('./load-entry');
   const { default: pino } = await import('pino');
   const { instance } = await loadServer(entry, values.server as string | undefined);

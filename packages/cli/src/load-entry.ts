@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { getServerOptions } from '@mcpx/core';
+import { getServerOptions } from '@mcpx/core/registry';
 import { isMcpxError } from '@mcpx/core/errors';
 import { CliError, isDefinitionError, oneLine } from './errors';
 
@@ -33,6 +33,7 @@ export async function loadModule(entry: string, cwd = process.cwd()): Promise<un
 }
 
 // A real dynamic import: TypeScript would turn `import()` into `require()` under CommonJS.
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a fixed string, for the reason above
 const importEsm = new Function('url', 'return import(url)') as (url: string) => Promise<unknown>;
 
 let tsNodeRegistered = false;

@@ -215,7 +215,8 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     return 0;
   }
   // Loaded only now: a usage error never pays for the framework.
-  const { createEngine, getServerOptions } = await import('@mcpx/core');
+  const { createEngine } = await import('@mcpx/core');
+  const { getServerOptions } = await import('@mcpx/core/registry');
   const { definitionFailure, loadServer } = await import('./load-entry');
   if (settings.redis) {
     // The server's own code reads the environment (the notes example keeps its notes in this

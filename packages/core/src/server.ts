@@ -3,7 +3,7 @@ import { McpEngine, type EngineOptions } from './engine/engine';
 import type { Registry } from './registry/registry';
 import type { Session } from './eras/legacy/session';
 import { buildRegistry, serverInfoOf, type DefinitionWarning } from './scanner/scanner';
-import { DefinitionError } from './registry/definition-error';
+import { DefinitionError } from './definition-error';
 import { envFlag } from './env-flag';
 
 const engines = new WeakMap<object, McpEngine>();

@@ -23,14 +23,14 @@ export { RequestPipeline, type Admission, type Admitted } from './pipeline/pipel
 export type { EraFront, Inbound, InFlightScope, Outcome } from './pipeline/era-front';
 export { eraOf } from './pipeline/classify';
 export { tooManyInFlight, type Refusal, type RefusalKind } from './pipeline/admission';
-export type { MessageChannel } from './engine/channel';
-export { sessionLogId } from './engine/request-log';
-export { LOGGING_LEVELS, isLoggingLevel } from './engine/log-levels';
+export type { MessageChannel } from './context/channel';
+export { sessionLogId } from './context/request-log';
+export { LOGGING_LEVELS, isLoggingLevel } from './protocol/log-levels';
 export { missingScopes } from './auth/principal';
 export { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from './schema/argument-limits';
 export { headerParameters, type HeaderParameter } from './schema/header-parameters';
 export { TaskManager } from './tasks/task-manager';
-export { ClusterLink, type SessionEvent } from './cluster/cluster-link';
+export { ClusterLink, type SessionEvent } from './engine/cluster-link';
 export type { SessionSync } from './eras/legacy/session';
 
 // The modern era (2026-07-28): request classification, `_meta` claims, the per-stream request tracker
@@ -39,14 +39,15 @@ export { META, claimedVersion, readModernClaim, isRefusal, unsupportedVersion, t
 export { ModernRequests, type ModernRequestOptions } from './eras/modern/modern-requests';
 export { ModernFront, type ModernFrontOptions } from './eras/modern/modern-front';
 export { MRTR_METHODS } from './eras/modern/methods';
-export { LazyAbort } from './engine/lazy-abort';
-export type { Era, RequestEnv, RequestHost } from './engine/request-env';
+export { LazyAbort } from './context/lazy-abort';
+export type { Era, RequestEnv } from './context/request-env';
+export type { RequestHost, ServerServices, SessionView, ServerSettings, SessionRouting } from './context/services';
 export { systemClock } from './clock';
 
 // Building a registry by hand; shaping handler results
 export { scanObject, buildRegistry, serverInfoOf, type BuildRegistryOptions, type ScannedEntries } from './scanner/scanner';
 export { toCallToolResult, toReadResourceResult, toGetPromptResult } from './content/normalize';
-export { toCompleteResult } from './engine/handlers/completion';
+export { toCompleteResult } from './handlers/completion';
 export { compact } from './compact';
 
 // Event store plumbing (EventStore and InMemoryEventStore are in '@mcpx/core')
@@ -54,7 +55,7 @@ export { eventId, parseEventId } from './stores/event-store';
 
 // Telemetry: where a message came from, as spans and metrics record it
 export { STDIO_ORIGIN, type RequestOrigin } from './telemetry/origin';
-export { startOtelFor, type OtelHandle } from './telemetry/start-otel';
+export { startOtelFor, type OtelHandle } from './engine/start-otel';
 export { envFlag } from './env-flag';
 
 // Options: each transport refuses a key it does not know (the engine's and its own; UnknownOptionError is in '@mcpx/core')

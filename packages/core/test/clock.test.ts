@@ -1,4 +1,4 @@
-import { ManualClock } from '../src';
+import { ManualClock } from '../src/exports/stores';
 import { systemClock } from '../src/transport';
 
 describe('ManualClock', () => {

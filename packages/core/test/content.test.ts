@@ -1,4 +1,5 @@
-import { assistantMessage, audio, embeddedResource, image, isContentBlock, resourceLink, text, toolError, userMessage } from '../src';
+import { assistantMessage, audio, embeddedResource, image, resourceLink, text, toolError, userMessage } from '../src';
+import { isContentBlock } from '../src/exports/protocol';
 import { toCallToolResult, toGetPromptResult, toReadResourceResult } from '../src/transport';
 
 const annotations = { audience: ['user' as const], priority: 0.9, lastModified: '2025-06-01T12:00:00Z' };

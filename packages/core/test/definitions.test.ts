@@ -3,7 +3,8 @@ import { transformSync } from 'esbuild';
 import ts from 'typescript';
 import { Type } from 'class-transformer';
 import { Allow, IsDate, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
-import { createEngine, definitionWarnings, DefinitionError, Field, Tool, Prompt } from '@mcpx/core';
+import { createEngine, DefinitionError, Field, Tool, Prompt } from '@mcpx/core';
+import { definitionWarnings } from '@mcpx/core/registry';
 import { connect, memoryLogger, quietOptions } from '@mcpx/testing';
 import { definitionError } from './definition-error-of';
 
@@ -339,7 +340,7 @@ describe('Date properties', () => {
   });
 
   it('leave the arguments the client sent untouched', async () => {
-    const { validateInput } = await import('@mcpx/core');
+    const { validateInput } = await import('@mcpx/core/schema');
     const args = { at: '2024-05-01T09:30:00Z', until: '2024-05-01T09:30:00Z' };
     const result = await validateInput(Booking, args);
     expect(result.ok && result.value.at).toEqual(new Date('2024-05-01T09:30:00Z'));

@@ -2,25 +2,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '../src';
 import * as transport from '../src/transport';
-import {
-  CancelledError,
-  ClientCapabilityError,
-  ClientRequestError,
-  ClientUnreachableError,
-  ClusterUnavailableError,
-  DefinitionError,
-  ElicitationSchemaError,
-  InputRequired,
-  InvalidTaskCursorError,
-  MCPX_ERROR_CODES,
-  McpError,
-  McpxError,
-  UnknownOptionError,
-  UriTemplateError,
-  isMcpxError,
-  type McpxErrorCode,
-} from '../src';
-import { InputPending } from '../src/engine/input-required';
+import { CancelledError, ClientCapabilityError, ClientRequestError, ClientUnreachableError, DefinitionError, InputRequired, McpError, McpxError, UnknownOptionError, isMcpxError } from '../src';
+import { MCPX_ERROR_CODES, type McpxErrorCode } from '../src/errors';
+import { ElicitationSchemaError, UriTemplateError } from '../src/exports/schema';
+import { ClusterUnavailableError, InvalidTaskCursorError } from '../src/exports/stores';
+import { InputPending } from '../src/protocol/input-required';
 import { RequestStateError } from '../src/eras/modern/request-state';
 import * as http from '@mcpx/http';
 import * as testing from '@mcpx/testing';
@@ -160,7 +146,7 @@ describe('McpxError and the catalog', () => {
 function otherCopy(): { DefinitionError: typeof DefinitionError; McpxError: typeof McpxError } {
   let loaded!: { DefinitionError: typeof DefinitionError; McpxError: typeof McpxError };
   jest.isolateModules(() => {
-    loaded = { ...require('../src/registry/definition-error'), ...require('../src/errors') };
+    loaded = { ...require('../src/definition-error'), ...require('../src/errors') };
   });
   return loaded;
 }

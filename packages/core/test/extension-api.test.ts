@@ -248,10 +248,9 @@ describe('a settings function and the capabilities derived from it', () => {
     expect(engine.modernCapabilities().extensions).toEqual({ 'com.example/ext': { unlocked: true } });
   });
 
-  // KNOWN BUG (engine.ts, capabilities()): the capabilities of sessions without unsolicited messages
-  // (stateless HTTP) are kept for as long as the kinds of entries stay the same, so a settings
-  // function's new answer never reaches them. Remove `.failing` once fixed.
-  it.failing('is asked again after a registry change for sessions without unsolicited messages (stateless HTTP) too', () => {
+  // Sessions without unsolicited messages (stateless HTTP) share capabilities kept between registry
+  // changes: a change must still reach them.
+  it('is asked again after a registry change for sessions without unsolicited messages (stateless HTTP) too', () => {
     const engine = gated();
     expect(engine.capabilities({ unsolicited: false })).not.toHaveProperty('experimental');
     unlock(engine);

@@ -292,6 +292,7 @@ describe('caps on what one client holds', () => {
   it('holds the task cap when the store answers slowly and calls arrive together', async () => {
     // A store that takes its time (a remote one): both calls are past the cap check before either is stored.
     class SlowStore extends InMemoryTaskStore {
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- TaskStore.create may return a Promise: a remote store's does
       override async create(record: Parameters<InMemoryTaskStore['create']>[0]): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 5));
         super.create(record);

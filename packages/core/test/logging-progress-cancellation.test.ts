@@ -339,7 +339,7 @@ describe('cancellation', () => {
     const client = await connect(server, quiet);
     const sent = client.record();
     const ctx = new Deferred<RequestContext>();
-    server.started.promise.then(ctx.resolve);
+    void server.started.promise.then(ctx.resolve);
     void client.request('tools/call', { name: 'stubborn', _meta: { progressToken: 'x' } }).catch(() => undefined);
     const context = await ctx.promise;
     client.notify('notifications/cancelled', { requestId: context.requestId, reason: 'changed my mind' });

@@ -1,4 +1,4 @@
-import { REDACTED, isSecretName, loggedBody, redactedJson } from '../src/engine/message-redaction';
+import { REDACTED, isSecretName, loggedBody, redactedJson } from '../src/context/message-redaction';
 
 describe('what the debug log redacts', () => {
   it.each(['token', 'accessToken', 'access_token', 'refreshToken', 'password', 'newPassword', 'passwd', 'secret', 'clientSecret', 'apiKey', 'api_key', 'API-KEY', 'authorization', 'Authorization', 'cookie', 'Set-Cookie', 'credentials', 'privateKey', 'private_key'])(

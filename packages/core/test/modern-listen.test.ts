@@ -10,8 +10,8 @@ import pino from 'pino';
 import { TestClient } from '@mcpx/testing';
 import { McpServer, Prompt, Resource, ResourceTemplate, Tool, createEngine, type Principal, type RequestContext } from '../src';
 import type { JsonRpcMessage, JsonRpcResponse, McpEngine, MessageChannel } from '../src/transport';
-import { CancelledError } from '../src/engine/dispatch';
-import { LazyAbort } from '../src/engine/lazy-abort';
+import { CancelledError } from '../src/context/error-responses';
+import { LazyAbort } from '../src/context/lazy-abort';
 import { MAX_RESOURCE_SUBSCRIPTIONS } from '../src/eras/modern/handlers/listen';
 
 const quiet = { logger: pino({ level: 'silent' }) };

@@ -8,7 +8,8 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { connect, memoryLogger, quietOptions, rpcErrorOf } from '@mcpx/testing';
-import { Field, InputRequired, ManualClock, McpError, Server, Tool, UrlElicitationRequiredError, createEngine, type Principal, type RequestContext } from '../src';
+import { Field, InputRequired, McpError, Server, Tool, UrlElicitationRequiredError, createEngine, type Principal, type RequestContext } from '../src';
+import { ManualClock } from '../src/exports/stores';
 import type { JsonRpcMessage, JsonRpcResponse, McpEngine } from '../src/transport';
 
 const TASKS = 'io.modelcontextprotocol/tasks';

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { Server, Tool, UnknownOptionError, createEngine, isMcpxError, type ServerOptions } from '../src';
 import { checkOptions } from '../src/transport';
 import { closestKey } from '../src/metadata/check-options';
-import type { Middleware } from '../src/pipeline/middleware';
+import type { Middleware } from '../src/context/middleware';
 import { connect } from '@mcpx/testing';
 import { definitionFailure } from '../../cli/src/load-entry';
 

@@ -2,21 +2,8 @@ import 'reflect-metadata';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import pino from 'pino';
 import { connect, type TestClient, rpcErrorOf } from '@mcpx/testing';
-import {
-  Complete,
-  Field,
-  McpServer,
-  Prompt,
-  Resource,
-  ResourceTemplate,
-  assistantMessage,
-  embeddedResource,
-  image,
-  userMessage,
-  type CompletionContext,
-  type GetPromptResult,
-  type RequestContext,
-} from '../src';
+import { Complete, Field, McpServer, Prompt, Resource, ResourceTemplate, assistantMessage, embeddedResource, image, userMessage, type GetPromptResult, type RequestContext } from '../src';
+import { type CompletionContext } from '../src/exports/registry';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 

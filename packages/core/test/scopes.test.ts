@@ -1,17 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import {
-  DefinitionError,
-  INSUFFICIENT_SCOPE,
-  Prompt,
-  Resource,
-  ResourceTemplate,
-  Server,
-  Tool,
-  Field,
-  type Principal,
-  type RequestContext,
-} from '@mcpx/core';
+import { DefinitionError, Prompt, Resource, ResourceTemplate, Server, Tool, Field, type Principal, type RequestContext } from '@mcpx/core';
+import { INSUFFICIENT_SCOPE } from '@mcpx/core/protocol';
 import { buildRegistry } from '@mcpx/core/transport';
 import { connect, quietOptions, rpcErrorOf } from '@mcpx/testing';
 

@@ -8,7 +8,7 @@ import { SpanKind, type Attributes, type HrTime } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { DataPointType, MeterProvider, MetricReader, type DataPoint, type Histogram, type MetricData } from '@opentelemetry/sdk-metrics';
-import type { TelemetryProviders } from '../src';
+import type { TelemetryProviders } from '../src/exports/telemetry';
 
 /** A reader that collects only when a test asks. */
 class OnDemandReader extends MetricReader {

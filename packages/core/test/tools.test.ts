@@ -149,6 +149,7 @@ class Tools {
 
   @Tool()
   failsWithString(_input: void): string {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the test is about
     throw 'plain string thrown';
   }
 

@@ -9,7 +9,8 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
 import pino from 'pino';
 import { connect } from '@mcpx/testing';
-import { DefinitionError, Field, Registry, Tool, classToJsonSchema, createEngine, type JsonSchema } from '../src';
+import { DefinitionError, Field, Registry, Tool, createEngine, type JsonSchema } from '../src';
+import { classToJsonSchema } from '../src/exports/schema';
 import { headerParameters, type JsonRpcResponse, type McpEngine } from '../src/transport';
 import { definitionError } from './definition-error-of';
 

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EventStore } from '@mcpx/core';
+import type { EventStore } from '@mcpx/core/stores';
 import type { Admission, McpEngine, RequestId } from '@mcpx/core/transport';
 import { rpcErrorBody } from './http-errors';
 import { sendChallenge } from './auth/challenge';
-import type { ModernInFlight } from './modern-endpoint';
+import type { ModernInFlight } from './modern-in-flight';
 import type { ResolvedHttpOptions } from './options';
 import type { SessionManager } from './session-manager';
 import { SseConnection, type Heartbeats } from './sse';

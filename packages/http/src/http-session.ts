@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type Clock, type EventStore, type Session, type SessionRecord, type SharedEventLog } from '@mcpx/core';
+import { type Session } from '@mcpx/core';
+import { type Clock, type EventStore, type SessionRecord, type SharedEventLog } from '@mcpx/core/stores';
 import { encodeMessage, systemClock, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { createEngine, getServerOptions, type Servable } from '@mcpx/core';
+import { createEngine, type Servable } from '@mcpx/core';
+import { getServerOptions } from '@mcpx/core/registry';
 import { McpEngine, checkOptions, envFlag, optionKeys } from '@mcpx/core/transport';
 import { HTTP_OPTION_KEYS, type McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';

@@ -1,6 +1,7 @@
 import type { AuthOptions } from './auth/options';
 import { resolveCors, type CorsOptions, type ResolvedCorsOptions } from './cors';
-import type { Clock, EngineOptions, EventStore } from '@mcpx/core';
+import type { EngineOptions } from '@mcpx/core';
+import type { Clock, EventStore } from '@mcpx/core/stores';
 import { ENGINE_OPTION_KEYS, optionKeys } from '@mcpx/core/transport';
 import type { RedisSettings } from './cluster/start-cluster';
 

@@ -7,7 +7,7 @@ import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, session
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
 import { HTTP_OPTION_KEYS, resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
 import { allowedMethods, handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
-import { ModernInFlight } from './modern-endpoint';
+import { ModernInFlight } from './modern-in-flight';
 import { PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { SessionManager } from './session-manager';
 import { Heartbeats } from './sse';

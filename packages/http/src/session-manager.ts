@@ -1,4 +1,5 @@
-import { ClusterUnavailableError, isMcpxError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core';
+import { isMcpxError } from '@mcpx/core';
+import { ClusterUnavailableError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core/stores';
 import { systemClock, type ClusterLink, type McpEngine, type RequestOrigin } from '@mcpx/core/transport';
 import { HttpSession, newSessionId } from './http-session';
 

@@ -1,4 +1,4 @@
-import { type EventStore } from '@mcpx/core';
+import { type EventStore } from '@mcpx/core/stores';
 import { encodeMessage, eventId, type JsonRpcMessage, type MessageChannel } from '@mcpx/core/transport';
 import type { SseConnection } from './sse';
 

@@ -1,4 +1,4 @@
-import type { ClusterBus, ClusterMessage } from '@mcpx/core';
+import type { ClusterBus, ClusterMessage } from '@mcpx/core/stores';
 import type { RedisCommands, StreamEntry } from './commands';
 import type { RedisKeys } from './keys';
 import type { Logger } from './logger';

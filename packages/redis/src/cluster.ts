@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ClusterUnavailableError, type Cluster } from '@mcpx/core';
+import { ClusterUnavailableError, type Cluster } from '@mcpx/core/stores';
 import { RedisBus } from './bus';
 import type { RedisConnection } from './commands';
 import { RedisEventLog } from './event-log';

@@ -1,4 +1,4 @@
-import type { SharedEventLog, StoredEvent, StreamBatch, TailSink } from '@mcpx/core';
+import type { SharedEventLog, StoredEvent, StreamBatch, TailSink } from '@mcpx/core/stores';
 import { eventId, type JsonRpcMessage, type RequestId } from '@mcpx/core/transport';
 import type { RedisCommands, StreamEntry } from './commands';
 import type { RedisKeys } from './keys';

@@ -1,4 +1,4 @@
-import { ClusterUnavailableError } from '@mcpx/core';
+import { ClusterUnavailableError } from '@mcpx/core/stores';
 import { createClient, ErrorReply } from 'redis';
 import type { LuaScript, RedisConnection, ScoredMember, StreamBatch, StreamEntry } from './commands';
 

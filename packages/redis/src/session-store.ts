@@ -1,4 +1,4 @@
-import type { SessionPatch, SessionRecord, SessionStore } from '@mcpx/core';
+import type { SessionPatch, SessionRecord, SessionStore } from '@mcpx/core/stores';
 import type { RedisCommands } from './commands';
 import type { RedisKeys } from './keys';
 import type { Logger } from './logger';

@@ -1,4 +1,4 @@
-import { InvalidTaskCursorError, type TaskRecord, type TaskStore } from '@mcpx/core';
+import { InvalidTaskCursorError, type TaskRecord, type TaskStore } from '@mcpx/core/stores';
 import type { RedisCommands } from './commands';
 import type { RedisKeys } from './keys';
 import { flatRecord, UPDATE_HASH, updateHashArgs } from './scripts';

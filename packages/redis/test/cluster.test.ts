@@ -1,4 +1,4 @@
-import type { ClusterMessage } from '@mcpx/core';
+import type { ClusterMessage } from '@mcpx/core/stores';
 import pino from 'pino';
 import { createRedisCluster, type RedisCluster } from '../src';
 import { REDIS_URL, RedisTestBed, until } from './redis-kit';

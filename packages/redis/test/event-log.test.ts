@@ -1,5 +1,5 @@
 import type { RequestId, JsonRpcMessage } from '@mcpx/core/transport';
-import type { TailedEvent, TailSink } from '@mcpx/core';
+import type { TailedEvent, TailSink } from '@mcpx/core/stores';
 import type { RedisCluster } from '../src';
 import { deferred, RedisTestBed, until } from './redis-kit';
 

@@ -1,4 +1,4 @@
-import { ClusterUnavailableError, type ClusterMessage } from '@mcpx/core';
+import { ClusterUnavailableError, type ClusterMessage } from '@mcpx/core/stores';
 import { createClient } from 'redis';
 import { createRedisCluster, type RedisCluster } from '../src';
 import { ThrowawayRedis, freePort, until } from './redis-kit';

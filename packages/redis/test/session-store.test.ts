@@ -1,4 +1,4 @@
-import type { SessionRecord } from '@mcpx/core';
+import type { SessionRecord } from '@mcpx/core/stores';
 import type { RedisCluster } from '../src';
 import { RedisTestBed, until } from './redis-kit';
 

@@ -1,4 +1,4 @@
-import { InvalidTaskCursorError, type TaskRecord } from '@mcpx/core';
+import { InvalidTaskCursorError, type TaskRecord } from '@mcpx/core/stores';
 import type { RedisCluster } from '../src';
 import { RedisTestBed } from './redis-kit';
 

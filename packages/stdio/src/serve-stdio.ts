@@ -85,9 +85,11 @@ type StdoutWrite = typeof process.stdout.write & { [REAL_WRITE]?: typeof process
 function redirectStdout(): { realWrite: typeof process.stdout.write; restore: () => void } {
   const stdout = process.stdout;
   const hadOwn = Object.prototype.hasOwnProperty.call(stdout, 'write');
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back, and called with its receiver
   const previous = stdout.write as StdoutWrite;
   const realWrite = previous[REAL_WRITE] ?? previous;
   const toStderr = function (this: unknown, ...args: unknown[]) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its receiver
     return Reflect.apply(process.stderr.write, process.stderr, args) as boolean;
   } as StdoutWrite;
   toStderr[REAL_WRITE] = realWrite;

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
-import { INSUFFICIENT_SCOPE, Server, Tool, type Principal, type RequestContext } from '@mcpx/core';
+import { Server, Tool, type Principal, type RequestContext } from '@mcpx/core';
+import { INSUFFICIENT_SCOPE } from '@mcpx/core/protocol';
 import { serveStdio } from '@mcpx/stdio';
 
 @Server({ name: 'local', version: '1.0.0' })

@@ -8,7 +8,7 @@ export async function rpcErrorOf(promise: Promise<unknown>): Promise<RpcError> {
     await promise;
   } catch (err) {
     if (err instanceof RpcError) return err;
-    throw new Error(`expected an RpcError, got ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+    throw new Error(`expected an RpcError, got ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`, { cause: err });
   }
   throw new Error('expected an RpcError, but the request succeeded');
 }

@@ -1,21 +1,5 @@
-import {
-  ErrorCode,
-  createEngine,
-  type CallToolResult,
-  type CompleteResult,
-  type EngineOptions,
-  type GetPromptResult,
-  type InitializeResult,
-  type LoggingLevel,
-  type Principal,
-  type PromptDefinition,
-  type ReadResourceResult,
-  type ResourceDefinition,
-  type ResourceTemplateDefinition,
-  type Servable,
-  type Session,
-  type ToolDefinition,
-} from '@mcpx/core';
+import { ErrorCode, createEngine, type CallToolResult, type EngineOptions, type GetPromptResult, type LoggingLevel, type Principal, type PromptDefinition, type ReadResourceResult, type ResourceDefinition, type ResourceTemplateDefinition, type Servable, type Session, type ToolDefinition } from '@mcpx/core';
+import { type CompleteResult, type InitializeResult } from '@mcpx/core/protocol';
 import {
   META,
   ModernStream,

@@ -144,7 +144,7 @@ async function start(): Promise<Target> {
       await target.healthz();
       break;
     } catch (err) {
-      if (attempt > 200 || server.child.exitCode !== null) throw new Error(`the server did not start: ${(err as Error).message}\n${server.stderrTail()}`);
+      if (attempt > 200 || server.child.exitCode !== null) throw new Error(`the server did not start: ${(err as Error).message}\n${server.stderrTail()}`, { cause: err });
       await sleep(50);
     }
   }

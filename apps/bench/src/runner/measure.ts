@@ -151,7 +151,7 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
     return figures;
   } catch (err) {
     if (err instanceof BadAnswers) throw err;
-    throw new Error(`${target.label}: ${(err as Error).message}${server.stderrTail() ? `\n  server stderr: ${server.stderrTail()}` : ''}`);
+    throw new Error(`${target.label}: ${(err as Error).message}${server.stderrTail() ? `\n  server stderr: ${server.stderrTail()}` : ''}`, { cause: err });
   } finally {
     await server.stop();
   }

@@ -5,28 +5,28 @@ import { implementationOf, type ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
-import type { MessageChannel } from './channel';
-import type { NotificationHandler } from './handler-types';
+import type { MessageChannel } from '../context/channel';
+import type { NotificationHandler } from '../context/handler-types';
 import { Session } from '../eras/legacy/session';
 import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
 import { TaskManager, type TaskOptions } from '../tasks/task-manager';
-import { writeToPino } from './mcp-logger';
-import { LOGGING_LEVELS, isLoggingLevel } from './log-levels';
+import { writeToPino } from '../context/mcp-logger';
+import { LOGGING_LEVELS, isLoggingLevel } from '../protocol/log-levels';
 import { resolveArgumentLimits, type ArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
 import { resolveMessageLimits, type MessageLimits, type ResolvedMessageLimits } from '../protocol/message-limits';
 import { ModernRequests, type ModernOptions } from '../eras/modern/modern-requests';
 import { ListenSubscriptions } from '../eras/modern/subscriptions';
 import type { Cluster } from '../cluster/cluster';
-import { ClusterLink } from '../cluster/cluster-link';
+import { ClusterLink } from './cluster-link';
 import { Telemetry } from '../telemetry/telemetry';
 import type { RequestOrigin } from '../telemetry/origin';
 import { legacyMethods } from '../eras/legacy/methods';
 import { modernMethods } from '../eras/modern/methods';
 import { RequestPipeline } from '../pipeline/pipeline';
-import { checkMiddleware, type Middleware } from '../pipeline/middleware';
+import { checkMiddleware, type Middleware } from '../context/middleware';
 import { ExtensionSet } from '../extensions/extension-set';
 import { tasksExtension } from '../eras/modern/handlers/tasks';
-import type { McpExtension } from '../extensions/extension';
+import type { McpExtension } from '../context/extension';
 
 /** Notifications a client may send, as telemetry names them (any other is `_OTHER`). */
 const CLIENT_NOTIFICATIONS = new Set(['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'notifications/tasks/status']);
@@ -37,7 +37,7 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
   return value;
 }
 
-export type { MethodHandler, NotificationHandler } from './handler-types';
+export type { MethodHandler, NotificationHandler } from '../context/handler-types';
 
 export interface EngineOptions extends ModernOptions {
   /** Middleware around every request's handler, outermost first; they run before `@Server`'s (docs/middleware.md). */
@@ -193,6 +193,8 @@ export class McpEngine {
       this.tasks.cluster = this.cluster;
     }
     registry.onChange((kind) => {
+      // What is offered may change with the entries (an extension's settings function): derived again when next asked.
+      this.quietCapabilities = undefined;
       this.extensions.invalidate();
       this.modern.invalidateCapabilities();
       this.listChanged(kind);
@@ -200,7 +202,7 @@ export class McpEngine {
     this.notificationHandlers.set('notifications/roots/list_changed', (_params, session) => {
       for (const listener of this.rootsListeners) {
         Promise.resolve()
-          .then(() => listener(session))
+          .then(() => listener(session as Session))
           .catch((err) => session.logger.error({ err }, 'roots list_changed handler failed'));
       }
     });

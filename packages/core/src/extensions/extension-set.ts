@@ -1,12 +1,12 @@
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { ClientCapabilities } from '../protocol/types';
 import { formatIssues, validateInput } from '../schema/class-validation';
-import type { MethodHandler } from '../engine/handler-types';
-import type { Era } from '../engine/request-env';
-import { DefinitionError } from '../registry/definition-error';
-import { checkMiddleware, type Middleware } from '../pipeline/middleware';
+import type { MethodHandler } from '../context/handler-types';
+import type { Era } from '../context/request-env';
+import { DefinitionError } from '../definition-error';
+import { checkMiddleware, type Middleware } from '../context/middleware';
 import type { MethodTables } from '../pipeline/pipeline';
-import type { ExtensionMethod, ExtensionNotification, ExtensionServer, ExtensionSettings, McpExtension, NotificationSource } from './extension';
+import type { ExtensionMethod, ExtensionNotification, ExtensionServer, ExtensionSettings, McpExtension, NotificationSource } from '../context/extension';
 
 /** `vendor.prefix/name`: what the spec's extension identifiers look like. */
 const EXTENSION_ID = /^[a-z0-9]+(?:[.-][a-z0-9]+)*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -150,4 +150,11 @@ function declares(capabilities: ClientCapabilities, id: string): boolean {
   if (extensions === null || typeof extensions !== 'object') return false;
   const declared = Object.hasOwn(extensions, id) ? (extensions as Record<string, unknown>)[id] : undefined;
   return declared !== null && typeof declared === 'object';
+}
+
+declare module '../context/services' {
+  interface ServerServices {
+    /** The protocol extensions the server serves. */
+    readonly extensions: ExtensionSet;
+  }
 }

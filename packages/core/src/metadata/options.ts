@@ -1,9 +1,9 @@
 import type { Icon, Implementation, Meta, PromptArgument, Resource, ResourceTemplate, TaskSupport, ToolAnnotations } from '../protocol/types';
 import type { JsonSchema } from '../schema/json-schema';
 import type { ArgumentLimits } from '../schema/argument-limits';
-import type { CacheHint } from '../eras/modern/result-shape';
-import type { Middleware } from '../pipeline/middleware';
-import type { McpExtension } from '../extensions/extension';
+import type { CacheHint } from '../protocol/cache-hint';
+import type { Middleware } from '../context/middleware';
+import type { McpExtension } from '../context/extension';
 import { optionKeys } from './check-options';
 
 /** What `@Server` accepts: the server's identity and its instructions to the model. */

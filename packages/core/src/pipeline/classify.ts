@@ -1,7 +1,7 @@
 import type { ParsedMessage } from '../protocol/jsonrpc';
 import { isModernProtocolVersion } from '../protocol/versions';
-import { claimedVersion } from '../eras/modern/meta';
-import type { Era } from '../engine/request-env';
+import { claimedVersion } from '../protocol/claim';
+import type { Era } from '../context/request-env';
 
 /**
  * The one place a message's era is decided: modern (2026-07-28 and later) when its `_meta` claims a

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
 import type { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
-import type { MessageChannel } from '../engine/channel';
-import type { RequestContext } from '../engine/context';
-import type { MethodHandler } from '../engine/handler-types';
-import type { LazyAbort } from '../engine/lazy-abort';
-import type { Era } from '../engine/request-env';
+import type { MessageChannel } from '../context/channel';
+import type { RequestContext } from '../context/request-context';
+import type { MethodHandler } from '../context/handler-types';
+import type { LazyAbort } from '../context/lazy-abort';
+import type { Era } from '../context/request-env';
 import type { RequestOrigin } from '../telemetry/origin';
 import type { RequestTrace } from '../telemetry/telemetry';
 

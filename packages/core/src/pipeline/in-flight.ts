@@ -1,5 +1,5 @@
 import type { RequestId } from '../protocol/jsonrpc';
-import type { LazyAbort } from '../engine/lazy-abort';
+import type { LazyAbort } from '../context/lazy-abort';
 import type { InFlightScope } from './era-front';
 
 /**

@@ -2,20 +2,20 @@ import type { Logger } from 'pino';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc';
 import type { Registry } from '../registry/registry';
-import type { MessageChannel } from '../engine/channel';
-import type { RequestContext } from '../engine/context';
-import type { MethodHandler } from '../engine/handler-types';
-import { LazyAbort } from '../engine/lazy-abort';
-import { loggedChannel, logMessage, type MessageLogTarget } from '../engine/message-log';
-import { logRequest } from '../engine/request-log';
-import { InputNeeded } from '../engine/input-required';
-import type { Era } from '../engine/request-env';
+import type { MessageChannel } from '../context/channel';
+import type { RequestContext } from '../context/request-context';
+import type { MethodHandler } from '../context/handler-types';
+import { LazyAbort } from '../context/lazy-abort';
+import { loggedChannel, logMessage, type MessageLogTarget } from '../context/message-log';
+import { logRequest } from '../context/request-log';
+import { InputNeeded } from '../protocol/input-required';
+import type { Era } from '../context/request-env';
 import { text } from '../content/helpers';
 import { toCallToolResult } from '../content/normalize';
 import type { Telemetry } from '../telemetry/telemetry';
 import { checkScopes, inFlightRefusal, scopeRefusal, type Refusal } from './admission';
 import type { EraFront, Inbound, Outcome } from './era-front';
-import { RequestMiddlewareContext, runChain, type Middleware } from './middleware';
+import { RequestMiddlewareContext, runChain, type Middleware } from '../context/middleware';
 
 /** What the pipeline needs of the server it serves: narrow, so that it never reaches for the engine. */
 export interface PipelineHost {
@@ -174,7 +174,7 @@ export class RequestPipeline {
     return runChain(own, mctx, async () => front.invoke(handler, this.paramsAfter(mctx), ctx));
   }
 
-  /** The params as middleware left them: an object, and (when changed since `before`) naming nothing the caller may not use. */
+  /** The params as middleware left them: an object, naming nothing the caller may not use. */
   private paramsAfter(mctx: RequestMiddlewareContext): Record<string, unknown> {
     const params = mctx.params;
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new TypeError('a middleware set params to something that is not an object');
@@ -209,4 +209,11 @@ function resultOf(method: string, value: unknown): Record<string, unknown> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
   if (method === 'tools/call') return toCallToolResult(value) as unknown as Record<string, unknown>;
   throw new McpError(ErrorCode.InternalError, `A middleware answered ${method} with ${value === undefined ? 'nothing' : typeof value}, not a result object`);
+}
+
+declare module '../context/services' {
+  interface ServerServices {
+    /** Where every request of either era goes. */
+    readonly pipeline: RequestPipeline;
+  }
 }

@@ -1,11 +1,11 @@
-import type { Middleware } from '../pipeline/middleware';
+import type { Middleware } from '../context/middleware';
 import { getMetadataStorage } from 'class-validator';
 import type { Prompt, PromptArgument } from '../protocol/types';
 import type { PromptOptions } from '../metadata/options';
 import { validateInput, type ValidationIssue } from '../schema/class-validation';
 import { getFieldOptions } from '../schema/field';
 import { compact } from '../compact';
-import { DefinitionError } from './definition-error';
+import { DefinitionError } from '../definition-error';
 import { middlewareOf, scopesOf } from './entry-scopes';
 import type { InputClass, PromptEntry, PromptHandler, Validator } from './entry-types';
 

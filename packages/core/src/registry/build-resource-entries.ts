@@ -1,9 +1,9 @@
-import type { Middleware } from '../pipeline/middleware';
+import type { Middleware } from '../context/middleware';
 import type { Resource, ResourceTemplate } from '../protocol/types';
 import type { ResourceOptions, ResourceTemplateOptions } from '../metadata/options';
 import { UriTemplate, UriTemplateError } from '../uri-template';
 import { compact } from '../compact';
-import { DefinitionError } from './definition-error';
+import { DefinitionError } from '../definition-error';
 import { middlewareOf, scopesOf } from './entry-scopes';
 import { cacheHintOf } from './entry-cache';
 import type { ResourceEntry, ResourceHandler, TemplateEntry, TemplateHandler } from './entry-types';

@@ -1,4 +1,4 @@
-import type { Middleware } from '../pipeline/middleware';
+import type { Middleware } from '../context/middleware';
 import type { Tool } from '../protocol/types';
 import type { ToolOptions } from '../metadata/options';
 import type { JsonSchema } from '../schema/json-schema';
@@ -8,7 +8,7 @@ import { scanHeaderParameters, type HeaderParameter } from '../schema/header-par
 import { validateInput, validateOutput } from '../schema/class-validation';
 import { DEFAULT_ARGUMENT_LIMITS, resolveArgumentLimits } from '../schema/argument-limits';
 import { compact } from '../compact';
-import { DefinitionError } from './definition-error';
+import { DefinitionError } from '../definition-error';
 import { middlewareOf, scopesOf } from './entry-scopes';
 import type { InputClass, ToolEntry, ToolHandler, Validator } from './entry-types';
 

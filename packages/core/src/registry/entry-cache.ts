@@ -1,5 +1,5 @@
-import type { CacheHint } from '../eras/modern/result-shape';
-import { DefinitionError } from './definition-error';
+import type { CacheHint } from '../protocol/cache-hint';
+import { DefinitionError } from '../definition-error';
 
 const KNOWN = new Set(['ttlMs', 'cacheScope']);
 

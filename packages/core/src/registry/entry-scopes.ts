@@ -1,5 +1,5 @@
-import { DefinitionError } from './definition-error';
-import { checkMiddleware, type Middleware } from '../pipeline/middleware';
+import { DefinitionError } from '../definition-error';
+import { checkMiddleware, type Middleware } from '../context/middleware';
 
 /** An entry's scopes: OAuth scope tokens (RFC 6749 §3.3: printable ASCII without space, quote or backslash). */
 export function scopesOf(scopes: string[] | undefined, source: string): readonly string[] {

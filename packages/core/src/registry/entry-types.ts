@@ -1,13 +1,13 @@
 import type { ScopedEntry } from '../auth/principal';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
 import type { Completer } from '../metadata/options';
-import type { RequestContext } from '../engine/context';
+import type { RequestContext } from '../context/request-context';
 import type { ValidationIssue } from '../schema/class-validation';
 import type { ArgumentLimits } from '../schema/argument-limits';
 import type { HeaderParameter } from '../schema/header-parameters';
-import type { CacheHint } from '../eras/modern/result-shape';
+import type { CacheHint } from '../protocol/cache-hint';
 import type { UriTemplate } from '../uri-template';
-import type { Middleware } from '../pipeline/middleware';
+import type { Middleware } from '../context/middleware';
 
 /** Checks a value; `unknownProperties` says what an input class does with properties it does not declare (raw schemas decide for themselves). */
 export type Validator = (value: unknown, unknownProperties?: 'refuse' | 'drop') => Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }>;

@@ -75,3 +75,11 @@ export class Registry {
     return this.entryForUri(uri) !== undefined;
   }
 }
+
+// The registry is a service every handler reaches through its context.
+declare module '../context/services' {
+  interface ServerServices {
+    /** The live registry: what the server offers. */
+    readonly registry: Registry;
+  }
+}

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { declaredMiddleware, getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
 import { SERVER_OPTION_KEYS, type Completer, type ServerOptions } from '../metadata/options';
 import { checkOptions } from '../metadata/check-options';
-import { DefinitionError } from '../registry/definition-error';
+import { DefinitionError } from '../definition-error';
 import type { InputClass, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../registry/entry-types';
 import { buildToolEntry } from '../registry/build-tool-entry';
 import { buildResourceEntry, buildTemplateEntry } from '../registry/build-resource-entries';
@@ -123,6 +123,8 @@ export function scanObject(instance: object): ScannedEntries {
         out.prompts.push(extra ? buildPromptEntry({ ...spec, complete: { ...spec.complete, ...Object.fromEntries(extra) } }) : entry);
         break;
       }
+      case 'complete':
+        break; // gathered with their templates and prompts above
     }
   }
   return out;

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Allow } from 'class-validator';
-import { isStandardDecoratorContext, standardDecoratorError } from '../metadata/decorators';
+import { isStandardDecoratorContext, standardDecoratorError } from '../decorator-form';
 
 /** Schema annotations for one input/output property. */
 export interface FieldOptions {

@@ -1,5 +1,5 @@
 import type { JsonRpcErrorObject } from '../protocol/jsonrpc';
-import type { InputRequest } from '../engine/input-required';
+import type { InputRequest } from '../protocol/input-required';
 import { McpxError } from '../errors';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';

@@ -11,11 +11,11 @@ import type { JsonRpcMessage } from '../protocol/jsonrpc';
 import type { Meta } from '../protocol/types';
 import type { ToolEntry } from '../registry/entry-types';
 import { TERMINAL_STATUSES, InvalidTaskCursorError, type Task, type TaskRecord, type TaskStatus } from '../stores/task-store';
-import type { MessageChannel } from '../engine/channel';
-import { RequestContext, relatedTask, type TaskHandle } from '../engine/context';
-import { invokeTool } from '../engine/invoke-tool';
-import { LazyAbort } from '../engine/lazy-abort';
-import type { Session } from '../eras/legacy/session';
+import type { MessageChannel } from '../context/channel';
+import { RequestContext, relatedTask, type TaskHandle } from '../context/request-context';
+import { invokeTool } from '../pipeline/invoke-tool';
+import { LazyAbort } from '../context/lazy-abort';
+import type { SessionView } from '../context/services';
 import type { ChildSpan } from '../telemetry/telemetry';
 import { holderOf, taskSpanOutcome, type RunningTask, type TaskRuntime } from './task-runtime';
 
@@ -27,7 +27,7 @@ import { holderOf, taskSpanOutcome, type RunningTask, type TaskRuntime } from '.
 class TaskChannel implements MessageChannel {
   private waitingTarget?: MessageChannel;
   private held: JsonRpcMessage[] = [];
-  constructor(private readonly session: Session) {}
+  constructor(private readonly session: SessionView) {}
   get open(): boolean {
     return this.session.state !== 'closed';
   }
@@ -61,7 +61,7 @@ class LegacyRun implements RunningTask {
 
 export class LegacyTasks {
   /** Sessions that made a task here. */
-  private readonly owners = new WeakSet<Session>();
+  private readonly owners = new WeakSet<SessionView>();
 
   constructor(private readonly runtime: TaskRuntime) {}
 
@@ -132,7 +132,7 @@ export class LegacyTasks {
   }
 
   /** Moves a task to `status` (never out of a terminal one), tells the client, wakes waiters. */
-  private async transition(taskId: string, status: TaskStatus, session: Session, extra: Partial<TaskRecord> = {}): Promise<TaskRecord | undefined> {
+  private async transition(taskId: string, status: TaskStatus, session: SessionView, extra: Partial<TaskRecord> = {}): Promise<TaskRecord | undefined> {
     const store = this.runtime.store;
     const current = await store.get(taskId);
     if (!current || TERMINAL_STATUSES.has(current.status) || (current.status === status && !extra.outcome)) return current;
@@ -145,7 +145,7 @@ export class LegacyTasks {
   }
 
   /** tasks/get */
-  async get(taskId: string, session: Session): Promise<Task> {
+  async get(taskId: string, session: SessionView): Promise<Task> {
     return publicView(await this.owned(taskId, session));
   }
 
@@ -172,7 +172,7 @@ export class LegacyTasks {
   }
 
   /** tasks/list: the caller's own tasks only. */
-  async list(session: Session, cursor: string | undefined, pageSize: number): Promise<{ tasks: Task[]; nextCursor?: string }> {
+  async list(session: SessionView, cursor: string | undefined, pageSize: number): Promise<{ tasks: Task[]; nextCursor?: string }> {
     let page;
     try {
       page = await this.runtime.store.list(session.id, cursor, pageSize);
@@ -186,7 +186,7 @@ export class LegacyTasks {
   }
 
   /** tasks/cancel: a terminal task cannot be cancelled (-32602); otherwise it is cancelled before we answer. */
-  async cancel(taskId: string, session: Session): Promise<Task> {
+  async cancel(taskId: string, session: SessionView): Promise<Task> {
     const record = await this.owned(taskId, session);
     if (TERMINAL_STATUSES.has(record.status)) {
       throw McpError.invalidParams(`Task ${taskId} is already ${record.status} and cannot be cancelled`);
@@ -198,7 +198,7 @@ export class LegacyTasks {
   }
 
   /** Forgets a closed session's tasks and stops their work. */
-  async dropOwner(session: Session): Promise<void> {
+  async dropOwner(session: SessionView): Promise<void> {
     // A stateless session lives for one request on this instance: unless that request made a task,
     // the store (a Redis round trip when shared) has nothing of it to drop.
     if (session.stateless && !this.owners.has(session)) return;
@@ -207,7 +207,7 @@ export class LegacyTasks {
   }
 
   /** Unknown, expired and other sessions' tasks all read as "not found": nobody learns of others' tasks. */
-  private async owned(taskId: unknown, session: Session): Promise<TaskRecord> {
+  private async owned(taskId: unknown, session: SessionView): Promise<TaskRecord> {
     if (typeof taskId !== 'string') throw McpError.invalidParams('"taskId" must be a string');
     const record = await this.runtime.store.get(taskId);
     if (!record || record.owner !== session.id || this.runtime.expired(record)) {
@@ -218,7 +218,7 @@ export class LegacyTasks {
 }
 
 /** notifications/tasks/status, while the session is open. */
-function notifyStatus(session: Session, record: TaskRecord): void {
+function notifyStatus(session: SessionView, record: TaskRecord): void {
   if (session.state !== 'closed') session.notify('notifications/tasks/status', publicView(record) as unknown as Record<string, unknown>);
 }
 

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { JsonRpcMessage } from '../protocol/jsonrpc';
-import type { MessageChannel } from '../engine/channel';
-import type { McpEngine } from '../engine/engine';
-import { inputKey, type InputRequest } from '../engine/input-required';
-import type { AskOptions, RequestHost } from '../engine/request-env';
+import type { MessageChannel } from '../context/channel';
+import type { ServerServices } from '../context/services';
+import { inputKey, type InputRequest } from '../protocol/input-required';
+import type { AskOptions } from '../context/request-env';
+import type { RequestHost } from '../context/services';
 
 interface WaitingInput {
   request: InputRequest;
@@ -100,7 +101,7 @@ export class TaskCallHost implements RequestHost {
 
   constructor(private readonly request: RequestHost) {}
 
-  get engine(): McpEngine {
+  get engine(): ServerServices {
     return this.request.engine;
   }
 

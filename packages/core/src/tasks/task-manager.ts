@@ -5,7 +5,7 @@
  * call regardless of era (waking waiters, cancelling or answering work that runs here, dropping a
  * closed session's tasks, closing) is forwarded from here, so they need not know the split.
  */
-import type { Session } from '../eras/legacy/session';
+import type { SessionView } from '../context/services';
 import type { TaskStore } from '../stores/task-store';
 import { LegacyTasks } from './legacy-tasks';
 import { ModernTasks } from './modern-tasks';
@@ -60,7 +60,7 @@ export class TaskManager {
   }
 
   /** Forgets a closed session's tasks and stops their work. */
-  dropOwner(session: Session): Promise<void> {
+  dropOwner(session: SessionView): Promise<void> {
     return this.legacy.dropOwner(session);
   }
 
@@ -80,5 +80,12 @@ export class TaskManager {
   /** For metrics and tests. */
   get runningCount(): number {
     return this.runtime.runningCount;
+  }
+}
+
+declare module '../context/services' {
+  interface ServerServices {
+    /** Task-augmented tool calls and the tasks methods of both eras. */
+    readonly tasks: TaskManager;
   }
 }

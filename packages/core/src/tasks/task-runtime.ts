@@ -12,8 +12,8 @@ import type { Principal } from '../auth/principal';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { TERMINAL_STATUSES, type TaskRecord, type TaskStatus, type TaskStore } from '../stores/task-store';
 import type { ClusterMessage } from '../cluster/cluster';
-import type { RequestContext } from '../engine/context';
-import type { LazyAbort } from '../engine/lazy-abort';
+import type { RequestContext } from '../context/request-context';
+import type { LazyAbort } from '../context/lazy-abort';
 import { systemClock, type Clock } from '../clock';
 import { ATTR_MCPX_TASK_STATUS, TOOL_ERROR } from '../telemetry/semconv';
 

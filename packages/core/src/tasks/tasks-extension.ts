@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/types';
-import type { InputRequest } from '../engine/input-required';
+import type { InputRequest } from '../protocol/input-required';
 import type { TaskRecord } from '../stores/task-store';
 
 /**

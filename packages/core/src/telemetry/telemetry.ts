@@ -23,7 +23,7 @@ import { ErrorCode, McpError } from '../protocol/errors';
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
 import * as sem from './semconv';
 import type { RequestOrigin } from './origin';
-import { cutName as cut, subjectOf } from '../engine/request-subject';
+import { cutName as cut, subjectOf } from '../protocol/subject';
 import { injectInto, parentOf } from './trace-context';
 
 /** The tracer and meter providers (and propagator) telemetry uses instead of the global ones (listen's `otel` and `metrics`, tests). */

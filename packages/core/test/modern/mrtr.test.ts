@@ -259,7 +259,7 @@ describe('InputRequired: the lower-level form, in both eras', () => {
     });
     const result = (await client.callTool('counter', {})) as { content: { text: string }[] };
     expect(result.content[0]!.text).toBe('step 1, answer accept');
-    await client.close();
+    client.close();
   });
 
   it('legacy: a client without the capability is told, as a tool error', async () => {
@@ -267,6 +267,6 @@ describe('InputRequired: the lower-level form, in both eras', () => {
     const result = (await client.callTool('counter', {})) as { isError?: boolean; content: { text: string }[] };
     expect(result.isError).toBe(true);
     expect(result.content[0]!.text).toMatch(/elicitation/);
-    await client.close();
+    client.close();
   });
 });

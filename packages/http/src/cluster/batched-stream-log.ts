@@ -1,4 +1,4 @@
-import type { EventStore, SharedEventLog, StoredEvent, StreamBatch } from '@mcpx/core';
+import type { EventStore, SharedEventLog, StoredEvent, StreamBatch } from '@mcpx/core/stores';
 import { eventId, type JsonRpcMessage, type RequestId } from '@mcpx/core/transport';
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { ErrorCode, streamWriter, type SharedEventLog } from '@mcpx/core';
+import { ErrorCode } from '@mcpx/core';
+import { streamWriter, type SharedEventLog } from '@mcpx/core/stores';
 import { encodeMessage, type RequestId } from '@mcpx/core/transport';
 import { openConnection, type EndpointContext } from '../exchange';
 import { sendHttpError } from '../http-errors';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Cluster } from '@mcpx/core';
+import type { Cluster } from '@mcpx/core/stores';
 
 /** Where the instances' shared state lives in Redis (see @mcpx/redis). */
 export interface RedisSettings {

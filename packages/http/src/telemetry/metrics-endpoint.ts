@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { Telemetry } from '@mcpx/core';
+import type { Telemetry } from '@mcpx/core/telemetry';
 import { authenticate } from '../auth/guard';
 import type { AuthOptions } from '../auth/options';
 import { checkHost, checkOrigin, type OriginHostPolicy } from '../guards';

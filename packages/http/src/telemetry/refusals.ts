@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Telemetry } from '@mcpx/core';
+import type { Telemetry } from '@mcpx/core/telemetry';
 
 /**
  * Counts the HTTP layer's refusals (`mcpx.refusal.count`) once per exchange, from the status it

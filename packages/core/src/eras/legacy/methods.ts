@@ -1,6 +1,6 @@
-import type { MethodHandler } from '../../engine/handler-types';
-import { methodMap, type LegacyResults } from '../../engine/method-types';
-import { sharedMethods } from '../../engine/methods';
+import type { MethodHandler } from '../../context/handler-types';
+import { methodMap, type LegacyResults } from '../../handlers/method-types';
+import { sharedMethods } from '../../handlers/shared-methods';
 import { initialize, ping } from './handlers/initialize';
 import { setLevel } from './handlers/set-level';
 import { subscribe, unsubscribe } from './handlers/subscriptions';

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal';
+import type { SessionState } from '../../context/services';
 import type { Logger } from 'pino';
 import { ErrorCode, McpError } from '../../protocol/errors';
 import {
@@ -12,20 +13,22 @@ import {
   type RequestId,
 } from '../../protocol/jsonrpc';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../protocol/types';
-import type { MessageChannel } from '../../engine/channel';
-import { RequestContext } from '../../engine/context';
-import type { McpEngine } from '../../engine/engine';
-import type { MethodHandler } from '../../engine/handler-types';
-import type { LazyAbort } from '../../engine/lazy-abort';
-import { McpLogger } from '../../engine/mcp-logger';
-import { loggedChannel, logMessage, type MessageLogTarget } from '../../engine/message-log';
-import type { AskOptions, RequestEnv, RequestHost } from '../../engine/request-env';
-import { logNotification, logRefused, sessionLogId } from '../../engine/request-log';
-import { CancelledError, errorResponseFor } from '../../engine/dispatch';
+import type { MessageChannel } from '../../context/channel';
+import { RequestContext } from '../../context/request-context';
+import type { ServerServices } from '../../context/services';
+import type { MethodHandler } from '../../context/handler-types';
+import type { LazyAbort } from '../../context/lazy-abort';
+import { McpLogger } from '../../context/mcp-logger';
+import { loggedChannel, logMessage, type MessageLogTarget } from '../../context/message-log';
+import type { AskOptions, RequestEnv } from '../../context/request-env';
+import type { RequestHost } from '../../context/services';
+import { logNotification, logRefused, sessionLogId } from '../../context/request-log';
+import { CancelledError, errorResponseFor } from '../../context/error-responses';
 import type { EraFront, Inbound, Outcome } from '../../pipeline/era-front';
 import { RequestsById } from '../../pipeline/in-flight';
-import { answerInputRounds } from '../../engine/input-rounds';
-import { InputRequired } from '../../engine/input-required';
+import { SessionEnv } from './session-env';
+import { answerInputRounds } from '../../context/input-rounds';
+import { InputRequired } from '../../protocol/input-required';
 import { MRTR_METHODS } from '../modern/methods';
 import { streamWriter, type SessionPatch } from '../../cluster/cluster';
 import type { RequestOrigin } from '../../telemetry/origin';
@@ -40,7 +43,7 @@ export interface SessionSync {
   subscribe(uri: string, on: boolean): Promise<void>;
 }
 
-export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
+export type { SessionState } from '../../context/services';
 
 /**
  * One legacy client connection's protocol state (2025-11-25 and earlier): lifecycle, negotiated
@@ -83,7 +86,7 @@ export class Session implements RequestHost, EraFront {
   openedAt = Date.now();
 
   constructor(
-    readonly engine: McpEngine,
+    readonly engine: ServerServices,
     readonly id: string,
     /** Where messages tied to no request go (list_changed, resources/updated, session-wide logs). */
     outlet: MessageChannel,
@@ -393,35 +396,5 @@ export class Session implements RequestHost, EraFront {
   /** Where this session's messages are logged at debug: `logger` (one without the session's binding), naming the session. */
   private messageLog(logger: Logger): MessageLogTarget {
     return { logger, session: this.logId, maxBytes: this.engine.debugMessageBytes };
-  }
-}
-
-/**
- * A legacy request's view of its session. A class, not an object literal with a getter: in V8 a
- * getter in an object literal keeps what it closes over alive through minor collections, and a
- * stateless session (with its whole request) was promoted to old space on every call.
- */
-class SessionEnv implements RequestEnv {
-  readonly era = 'legacy' as const;
-  readonly protocolVersion: string;
-  readonly clientInfo?: Implementation;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly serverCapabilities: ServerCapabilities;
-  readonly #session: Session;
-
-  constructor(
-    session: Session,
-    readonly principal: Principal | undefined,
-  ) {
-    this.#session = session;
-    this.protocolVersion = session.protocolVersion;
-    this.clientInfo = session.clientInfo;
-    this.clientCapabilities = session.clientCapabilities;
-    this.serverCapabilities = session.serverCapabilities;
-  }
-
-  /** Read live: logging/setLevel applies to requests already running. */
-  get logLevel(): LoggingLevel | undefined {
-    return this.#session.logLevel;
   }
 }

@@ -1,18 +1,11 @@
 import { ErrorCode } from '../../protocol/errors';
+import { META } from '../../protocol/claim';
+
+export { META, claimedVersion } from '../../protocol/claim';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../protocol/types';
 import { ALL_PROTOCOL_VERSIONS, isModernProtocolVersion } from '../../protocol/versions';
-import { LOGGING_LEVELS, isLoggingLevel } from '../../engine/log-levels';
-
-/** The `_meta` keys of 2026-07-28 (basic/index.md, "Per-request protocol fields"). */
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
+import { LOGGING_LEVELS, isLoggingLevel } from '../../protocol/log-levels';
 
 /** What a modern request says about its client, read from its `_meta` once. */
 export interface ModernClaim {
@@ -28,13 +21,6 @@ export interface ModernRefusal {
   message: string;
   data?: unknown;
   httpStatus: number;
-}
-
-/** The version a request's `_meta` claims, if it claims one: a claim marks a request as modern. */
-export function claimedVersion(request: Pick<JsonRpcRequest, 'params'>): unknown {
-  const meta = request.params?._meta;
-  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
-  return (meta as Record<string, unknown>)[META.protocolVersion];
 }
 
 export function unsupportedVersion(requested: unknown): ModernRefusal {

@@ -1,6 +1,6 @@
-import type { MethodHandler } from '../../engine/handler-types';
-import { methodMap, type ModernResults } from '../../engine/method-types';
-import { sharedMethods } from '../../engine/methods';
+import type { MethodHandler } from '../../context/handler-types';
+import { methodMap, type ModernResults } from '../../handlers/method-types';
+import { sharedMethods } from '../../handlers/shared-methods';
 import { discover } from './handlers/discover';
 import { listen } from './handlers/listen';
 

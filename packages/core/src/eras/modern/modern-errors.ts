@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '../../protocol/errors';
-import { ClientCapabilityError } from '../../engine/client-requests';
-import { InputNeeded } from '../../engine/input-required';
+import { ClientCapabilityError } from '../../context/client-requests';
+import { InputNeeded } from '../../protocol/input-required';
 
 /** The 2026-07-28 form of an error: resource not found is -32602; a missing client capability is -32021. */
 export function toModernError(err: unknown): unknown {

@@ -2,14 +2,14 @@ import type { Logger } from 'pino';
 import type { Principal } from '../../auth/principal';
 import { McpError, UrlElicitationRequiredError } from '../../protocol/errors';
 import { errorResponse, resultResponse, type JsonRpcErrorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
-import type { MessageChannel } from '../../engine/channel';
-import { RequestContext } from '../../engine/context';
-import { errorResponseFor } from '../../engine/dispatch';
-import type { MethodHandler } from '../../engine/handler-types';
-import { InputRequired, type InputRequest } from '../../engine/input-required';
-import { checkInputCapability } from '../../engine/input-rounds';
-import type { LazyAbort } from '../../engine/lazy-abort';
-import type { RequestEnv } from '../../engine/request-env';
+import type { MessageChannel } from '../../context/channel';
+import { RequestContext } from '../../context/request-context';
+import { errorResponseFor } from '../../context/error-responses';
+import type { MethodHandler } from '../../context/handler-types';
+import { InputRequired, type InputRequest } from '../../protocol/input-required';
+import { checkInputCapability } from '../../context/input-rounds';
+import type { LazyAbort } from '../../context/lazy-abort';
+import type { RequestEnv } from '../../context/request-env';
 import { ErrorCode } from '../../protocol/errors';
 import type { EraFront, InFlightScope, Inbound, Outcome } from '../../pipeline/era-front';
 import type { RequestOrigin } from '../../telemetry/origin';
@@ -19,8 +19,21 @@ import { MRTR_METHODS } from './methods';
 import { ModernHost } from './modern-host';
 import { requestDigest, type StatePayload } from './request-state';
 import { completeResult } from './result-shape';
-import type { ModernRequests } from './modern-requests';
+import type { ServerServices } from '../../context/services';
+import type { CacheHint } from '../../protocol/cache-hint';
+import type { ServerCapabilities } from '../../protocol/types';
 import { toModernError } from './modern-errors';
+
+/** What a front needs of the modern era's requests service (ModernRequests): kept narrow so the two do not import each other. */
+export interface ModernRounds {
+  readonly engine: ServerServices;
+  readonly cache: CacheHint;
+  capabilities(): ServerCapabilities;
+  /** Opens the state a retry brings back and takes the answers to what its round asked. */
+  openRound(params: Record<string, unknown>, digest: () => string, principal: Principal | undefined): { round?: StatePayload; answers?: Record<string, unknown>; responses?: Record<string, unknown> };
+  /** The InputRequiredResult of a round that asks the client, its state sealed. */
+  inputRequired(requests: Record<string, InputRequest>, answers: Record<string, unknown>, digest: () => string, principal: Principal | undefined, state: unknown): Record<string, unknown>;
+}
 
 /** Where a modern request runs besides its claim: who calls, from where, and where it counts in flight. */
 export interface ModernFrontOptions {
@@ -49,7 +62,7 @@ export class ModernFront implements EraFront {
   private digested?: string;
 
   constructor(
-    private readonly modern: ModernRequests,
+    private readonly modern: ModernRounds,
     private readonly claim: ModernClaim | ModernRefusal,
     options: ModernFrontOptions = {},
   ) {

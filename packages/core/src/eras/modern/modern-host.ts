@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { McpError, ErrorCode } from '../../protocol/errors';
-import type { MessageChannel } from '../../engine/channel';
-import type { McpEngine } from '../../engine/engine';
-import { InputPending, inputKey, type InputRequest } from '../../engine/input-required';
-import type { RequestHost } from '../../engine/request-env';
+import type { MessageChannel } from '../../context/channel';
+import type { ServerServices } from '../../context/services';
+import { InputPending, inputKey, type InputRequest } from '../../protocol/input-required';
+import type { RequestHost } from '../../context/services';
 
 /**
  * Where a modern (2026-07-28) request runs. It has no session and cannot send the client a
@@ -21,7 +21,7 @@ export class ModernHost implements RequestHost {
   private asked = 0;
 
   constructor(
-    readonly engine: McpEngine,
+    readonly engine: ServerServices,
     readonly logger: Logger,
     readonly method: string,
     /** Answers gathered over earlier rounds and this one, by key; undefined where the method cannot ask (MRTR is for tools/call, prompts/get, resources/read). */

@@ -3,12 +3,13 @@ import type { Principal } from '../../auth/principal';
 import { McpError } from '../../protocol/errors';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc';
 import type { ServerCapabilities } from '../../protocol/types';
-import type { MessageChannel } from '../../engine/channel';
-import type { McpEngine } from '../../engine/engine';
-import type { InputRequest } from '../../engine/input-required';
-import type { LazyAbort } from '../../engine/lazy-abort';
+import type { MessageChannel } from '../../context/channel';
+import type { ServerServices } from '../../context/services';
+import type { InputRequest } from '../../protocol/input-required';
+import type { LazyAbort } from '../../context/lazy-abort';
 import type { InFlightScope } from '../../pipeline/era-front';
 import { readModernClaim, type ModernClaim, type ModernRefusal } from './meta';
+import type { ListenSubscriptions } from './subscriptions';
 import { modernMethods } from './methods';
 import { ModernFront, type ModernFrontOptions } from './modern-front';
 import { RequestStateError, RequestStateSealer, type StatePayload } from './request-state';
@@ -56,7 +57,7 @@ export class ModernRequests {
   private offered?: ServerCapabilities;
 
   constructor(
-    readonly engine: McpEngine,
+    readonly engine: ServerServices,
     options: ModernOptions = {},
   ) {
     checkCacheHint(options.cache, 'cache');
@@ -148,4 +149,13 @@ export class ModernRequests {
 /** Who a requestState is bound to: the principal's issuer, subject and client; '' without auth. */
 function principalKey(principal: Principal | undefined): string {
   return principal ? `${principal.claims?.iss ?? ''}\u0000${principal.subject}\u0000${principal.clientId ?? ''}` : '';
+}
+
+declare module '../../context/services' {
+  interface ServerServices {
+    /** Where 2026-07-28 requests get their front, their requestState and their caching hints. */
+    readonly modern: ModernRequests;
+    /** The open subscriptions/listen streams. */
+    readonly subscriptions: ListenSubscriptions;
+  }
 }

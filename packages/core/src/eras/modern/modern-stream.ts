@@ -1,9 +1,9 @@
 import type { Principal } from '../../auth/principal';
 import type { JsonRpcNotification, JsonRpcRequest, ParsedMessage } from '../../protocol/jsonrpc';
-import type { MessageChannel } from '../../engine/channel';
-import { CancelledError } from '../../engine/dispatch';
+import type { MessageChannel } from '../../context/channel';
+import { CancelledError } from '../../context/error-responses';
 import { RequestsById } from '../../pipeline/in-flight';
-import type { McpEngine } from '../../engine/engine';
+import type { ServerServices } from '../../context/services';
 import { eraOf } from '../../pipeline/classify';
 import type { RequestOrigin } from '../../telemetry/origin';
 
@@ -17,7 +17,7 @@ export class ModernStream {
   private readonly inFlight = new RequestsById();
 
   constructor(
-    private readonly engine: McpEngine,
+    private readonly engine: ServerServices,
     private readonly options: { principal?: Principal; origin?: RequestOrigin } = {},
   ) {}
 

@@ -1,23 +1,11 @@
 import type { Implementation } from '../../protocol/types';
 import { META } from './meta';
+import type { CacheHint } from '../../protocol/cache-hint';
 
-/** How long a client may treat a cacheable result as fresh, and whether shared caches may keep it (2026-07-28 caching). */
-export interface CacheHint {
-  /** Milliseconds (>= 0). */
-  ttlMs: number;
-  cacheScope: 'public' | 'private';
-}
+export { checkCacheHint, type CacheHint } from '../../protocol/cache-hint';
 
 /** The methods whose complete results carry caching hints. */
 export const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
-
-export function checkCacheHint(hint: Partial<CacheHint> | undefined, where: string): void {
-  if (hint === undefined) return;
-  if (hint.ttlMs !== undefined && (!Number.isSafeInteger(hint.ttlMs) || hint.ttlMs < 0)) throw new RangeError(`${where}: ttlMs must be an integer >= 0, got ${hint.ttlMs}`);
-  if (hint.cacheScope !== undefined && hint.cacheScope !== 'public' && hint.cacheScope !== 'private') {
-    throw new RangeError(`${where}: cacheScope must be "public" or "private", got ${JSON.stringify(hint.cacheScope)}`);
-  }
-}
 
 /**
  * A complete modern result: `resultType`, the server's identity in `_meta`, and for cacheable

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { JsonRpcNotification, RequestId } from '../../protocol/jsonrpc';
-import type { MessageChannel } from '../../engine/channel';
+import type { MessageChannel } from '../../context/channel';
 import { META } from './meta';
 
 /** What a `subscriptions/listen` stream delivers (2026-07-28 SubscriptionFilter); every field is opt-in. */

@@ -1,12 +1,13 @@
 import { McpError } from '../../../protocol/errors';
 import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion } from '../../../protocol/versions';
 import type { ClientCapabilities, Implementation, InitializeResult } from '../../../protocol/types';
-import type { Answers, LegacyResults } from '../../../engine/method-types';
-import { objectParam, stringParam } from '../../../engine/params';
+import type { Answers, LegacyResults } from '../../../handlers/method-types';
+import { objectParam, stringParam } from '../../../context/params';
+import type { Session } from '../session';
 
 /** initialize: negotiates the version (the client's if we speak it, else our latest) and capabilities. */
 export const initialize: Answers<LegacyResults['initialize']> = (params, ctx) => {
-  const session = ctx.session!;
+  const session = ctx.session as Session;
   if (session.state !== 'new') throw McpError.invalidRequest('initialize: the session is already initialized');
   const requested = stringParam(params, 'protocolVersion', 'initialize');
   const capabilities = objectParam(params, 'capabilities', 'initialize');

@@ -1,7 +1,7 @@
 import { McpError } from '../../../protocol/errors';
-import type { Answers, LegacyResults } from '../../../engine/method-types';
-import { LOGGING_LEVELS, isLoggingLevel } from '../../../engine/log-levels';
-import { requireCapability } from '../../../engine/params';
+import type { Answers, LegacyResults } from '../../../handlers/method-types';
+import { LOGGING_LEVELS, isLoggingLevel } from '../../../protocol/log-levels';
+import { requireCapability } from '../../../context/params';
 
 /** logging/setLevel: the session's threshold for notifications/message from then on. */
 export const setLevel: Answers<LegacyResults['logging/setLevel']> = async (params, ctx) => {

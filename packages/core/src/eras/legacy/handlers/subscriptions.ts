@@ -1,6 +1,6 @@
 import { McpError } from '../../../protocol/errors';
-import type { Answers, LegacyResults } from '../../../engine/method-types';
-import { stringParam } from '../../../engine/params';
+import type { Answers, LegacyResults } from '../../../handlers/method-types';
+import { stringParam } from '../../../context/params';
 
 /** resources/subscribe and resources/unsubscribe: a legacy session's subscriptions (2026-07-28 has subscriptions/listen). */
 

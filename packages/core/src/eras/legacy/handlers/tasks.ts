@@ -1,5 +1,5 @@
-import type { Answers, LegacyResults } from '../../../engine/method-types';
-import { optionalString, requireCapability } from '../../../engine/params';
+import type { Answers, LegacyResults } from '../../../handlers/method-types';
+import { optionalString, requireCapability } from '../../../context/params';
 
 /** tasks/get, tasks/result, tasks/list, tasks/cancel: each sees only the caller's own tasks. */
 

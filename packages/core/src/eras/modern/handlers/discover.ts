@@ -1,4 +1,4 @@
-import type { Answers, DiscoverResult, ModernResults } from '../../../engine/method-types';
+import type { Answers, DiscoverResult, ModernResults } from '../../../handlers/method-types';
 import { ALL_PROTOCOL_VERSIONS } from '../../../protocol/versions';
 
 /** server/discover: the versions this server serves (both eras), what it offers modern clients, and its instructions. */

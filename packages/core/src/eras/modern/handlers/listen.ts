@@ -1,7 +1,7 @@
 import { missingScopes } from '../../../auth/principal';
-import type { RequestContext } from '../../../engine/context';
-import type { Answers, ModernResults } from '../../../engine/method-types';
-import { objectParam, typeOf } from '../../../engine/params';
+import type { RequestContext } from '../../../context/request-context';
+import type { Answers, ModernResults } from '../../../handlers/method-types';
+import { objectParam, typeOf } from '../../../context/params';
 import { McpError } from '../../../protocol/errors';
 import { META } from '../meta';
 import type { SubscriptionFilter } from '../subscriptions';

@@ -1,8 +1,8 @@
 import { McpError } from '../../../protocol/errors';
-import type { Answers, ModernTaskResults } from '../../../engine/method-types';
-import { typeOf } from '../../../engine/params';
+import type { Answers, ModernTaskResults } from '../../../handlers/method-types';
+import { typeOf } from '../../../context/params';
 import { TASKS_EXTENSION } from '../../../tasks/tasks-extension';
-import type { ExtensionMethod, ExtensionServer, ExtensionSettings, McpExtension } from '../../../extensions/extension';
+import type { ExtensionMethod, ExtensionServer, ExtensionSettings, McpExtension } from '../../../context/extension';
 
 /**
  * tasks/get, tasks/update and tasks/cancel of the tasks extension (2026-07-28), served through the

@@ -1,8 +1,6 @@
-import { missingScopes, type ScopedEntry } from '../auth/principal';
 import { McpError } from '../protocol/errors';
 import type { ServerCapabilities } from '../protocol/types';
-import type { EntryList } from '../registry/entry-list';
-import type { RequestContext } from './context';
+import type { RequestContext } from './request-context';
 
 /** Small, allocation-free checks for request params; each failure is a -32602 that says what was wrong. */
 
@@ -36,21 +34,4 @@ export function typeOf(value: unknown): string {
 /** Methods of a capability the server did not declare answer -32601, as if they did not exist. */
 export function requireCapability(ctx: RequestContext, capability: keyof ServerCapabilities): void {
   if (!ctx.env.serverCapabilities[capability]) throw McpError.methodNotFound(ctx.method);
-}
-
-/** One page of a list method: `{ [key]: definitions, nextCursor? }`; with a principal, only what it may use (unless configured otherwise). */
-export function listPage<E extends { definition: object } & ScopedEntry, K extends string, V = E['definition']>(
-  list: EntryList<E>,
-  params: Record<string, unknown>,
-  ctx: RequestContext,
-  key: K,
-  view: (entry: E) => V = (e) => e.definition as V,
-): { [P in K]: V[] } & { nextCursor?: string } {
-  const { principal } = ctx;
-  const visible =
-    principal && ctx.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
-  const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.engine.options.pageSize, visible);
-  const result = { [key]: page.items.map(view) } as { [P in K]: V[] } & { nextCursor?: string };
-  if (page.nextCursor) result.nextCursor = page.nextCursor;
-  return result;
 }

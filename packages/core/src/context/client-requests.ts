@@ -8,8 +8,28 @@ import { formatIssues } from '../schema/class-validation';
 import { compileJsonSchema } from '../schema/json-schema-validation';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { McpxError } from '../errors';
-import type { RequestContext } from './context';
-import { InputNeeded } from './input-required';
+import type { Context } from '@opentelemetry/api';
+import type { ClientCapabilities } from '../protocol/types';
+import type { MessageChannel } from './channel';
+import type { RequestEnv } from './request-env';
+import type { RequestHost } from './services';
+import type { ChildSpan as AskSpan, RequestTrace } from '../telemetry/telemetry';
+
+/** What asking the client needs of a request's context (RequestContext has it all; kept structural so the two files do not import each other). */
+export interface AskingContext {
+  readonly host: RequestHost;
+  readonly env: RequestEnv;
+  readonly channel: MessageChannel;
+  readonly signal: AbortSignal;
+  readonly aborted: boolean;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly session?: { readonly stateless: boolean; readonly telemetryId: string | undefined };
+  readonly engine: RequestHost['engine'];
+  readonly traceContext: Context;
+  readonly trace?: RequestTrace | AskSpan;
+  readonly task?: { readonly id: string; inputRequired(waiting: boolean): void };
+}
+import { InputNeeded } from '../protocol/input-required';
 import type { ChildSpan } from '../telemetry/telemetry';
 import { ATTR_JSONRPC_REQUEST_ID } from '../telemetry/semconv';
 import type { RequestId } from '../protocol/jsonrpc';
@@ -70,7 +90,7 @@ export class ClientUnreachableError extends McpxError {
 }
 
 /** Checked before the client's capabilities: a stateless server knows none, and could not ask anyway. */
-function requireReachable(ctx: RequestContext, method: string): void {
+function requireReachable(ctx: AskingContext, method: string): void {
   if (ctx.session?.stateless) throw new ClientUnreachableError(method);
 }
 
@@ -95,7 +115,7 @@ export class ClientRequestError extends McpxError {
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
-async function send(ctx: RequestContext, method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<Record<string, unknown>> {
+async function send(ctx: AskingContext, method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<Record<string, unknown>> {
   const task = ctx.task;
   if (task) params = { ...params, _meta: { ...(params._meta as object), [RELATED_TASK]: { taskId: task.id } } };
   // The question gets a CLIENT span of its own, its trace context in the request's _meta; not a
@@ -127,7 +147,7 @@ async function send(ctx: RequestContext, method: string, params: Record<string, 
   }
 }
 
-export async function sample(ctx: RequestContext, params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
+export async function sample(ctx: AskingContext, params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
   requireReachable(ctx, 'sampling/createMessage');
   const sampling = ctx.clientCapabilities.sampling;
   if (!sampling) throw new ClientCapabilityError('The client does not support sampling (no "sampling" capability was declared)', 'sampling');
@@ -144,13 +164,13 @@ export async function sample(ctx: RequestContext, params: CreateMessageParams, o
 }
 
 /** Form mode is what a bare `elicitation: {}` capability means (the 2025-06-18 form). */
-function supportsForm(ctx: RequestContext): boolean {
+function supportsForm(ctx: AskingContext): boolean {
   const e = ctx.clientCapabilities.elicitation;
   return !!e && (e.form !== undefined || e.url === undefined);
 }
 
 export async function elicit<T extends object>(
-  ctx: RequestContext,
+  ctx: AskingContext,
   message: string,
   schema: (new () => T) | JsonSchema,
   options: ClientRequestOptions = {},
@@ -184,7 +204,7 @@ function invalidAnswer(issues: { path: string; message: string }[]): Error {
 }
 
 export async function elicitUrl(
-  ctx: RequestContext,
+  ctx: AskingContext,
   request: { message: string; url: string; elicitationId?: string },
   options: ClientRequestOptions = {},
 ): Promise<ElicitResult<never> & { elicitationId: string }> {
@@ -199,7 +219,7 @@ export async function elicitUrl(
   return { ...(result as unknown as ElicitResult<never>), elicitationId };
 }
 
-export async function listRoots(ctx: RequestContext, options: ClientRequestOptions = {}): Promise<Root[]> {
+export async function listRoots(ctx: AskingContext, options: ClientRequestOptions = {}): Promise<Root[]> {
   requireReachable(ctx, 'roots/list');
   if (!ctx.clientCapabilities.roots) throw new ClientCapabilityError('The client does not expose roots (no "roots" capability was declared)', 'roots');
   const result = await send(ctx, 'roots/list', {}, options);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { subjectOf } from './request-subject';
+import { subjectOf } from '../protocol/subject';
 import type { JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 
 /**

@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { JsonRpcNotification, JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
 import { encodeMessage } from '../protocol/jsonrpc';
 import type { LoggingLevel } from '../protocol/types';
-import { passes } from '../engine/log-levels';
+import { passes } from '../protocol/log-levels';
 import type { Session } from '../eras/legacy/session';
 import type { ListenSubscriptions } from '../eras/modern/subscriptions';
-import type { Cluster, ClusterMessage } from './cluster';
+import type { Cluster, ClusterMessage } from '../cluster/cluster';
 
 /** The standalone (GET) stream of a session: what no request asked for goes there. */
 const STANDALONE = '0';

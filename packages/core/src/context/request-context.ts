@@ -7,9 +7,8 @@ import { elicit, elicitUrl, listRoots, sample, type ClientRequestOptions } from 
 import type { MessageChannel } from './channel';
 import type { LazyAbort } from './lazy-abort';
 import { McpLogger } from './mcp-logger';
-import type { McpEngine } from './engine';
-import type { RequestEnv, RequestHost } from './request-env';
-import type { Session } from '../eras/legacy/session';
+import type { RequestEnv } from './request-env';
+import type { RequestHost, ServerServices, SessionView } from './services';
 import type { ChildSpan, RequestTrace } from '../telemetry/telemetry';
 
 /** The task a handler runs as (task-augmented tools/call), as its context sees it. */
@@ -72,12 +71,12 @@ export class RequestContext {
     return this.abort.aborted;
   }
 
-  get engine(): McpEngine {
+  get engine(): ServerServices {
     return this.host.engine;
   }
 
   /** The legacy session this request came on; undefined in the modern era (2026-07-28), which has no sessions. */
-  get session(): Session | undefined {
+  get session(): SessionView | undefined {
     return this.host.session;
   }
 

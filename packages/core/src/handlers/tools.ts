@@ -1,10 +1,11 @@
-import { ErrorCode, McpError } from '../../protocol/errors';
-import type { Answers, SharedResults } from '../method-types';
-import { invokeTool } from '../invoke-tool';
-import type { ToolEntry } from '../../registry/entry-types';
-import type { Tool } from '../../protocol/types';
-import { listPage, objectParam, requireCapability, stringParam } from '../params';
-import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../../tasks/tasks-extension';
+import { ErrorCode, McpError } from '../protocol/errors';
+import type { Answers, SharedResults } from './method-types';
+import { invokeTool } from '../pipeline/invoke-tool';
+import type { ToolEntry } from '../registry/entry-types';
+import type { Tool } from '../protocol/types';
+import { objectParam, requireCapability, stringParam } from '../context/params';
+import { listPage } from './list-page';
+import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../tasks/tasks-extension';
 
 export const listTools: Answers<SharedResults['tools/list']> = (params, ctx) => {
   requireCapability(ctx, 'tools');

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
-import type { RequestContext } from '../engine/context';
-import type { Era } from '../engine/request-env';
-import type { Registry } from '../registry/registry';
-import type { Middleware } from '../pipeline/middleware';
+import type { RequestContext } from './request-context';
+import type { Era } from './request-env';
+import type { ServerServices } from './services';
+import type { Middleware } from './middleware';
 
 /** What an extension declares about itself in capabilities: any JSON object (often empty). */
 export type ExtensionSettings = Record<string, unknown>;
@@ -67,7 +67,7 @@ export interface NotificationSource {
 
 /** What an extension reaches of the server it is part of. */
 export interface ExtensionServer {
-  readonly registry: Registry;
+  readonly registry: ServerServices['registry'];
   readonly logger: Logger;
   /** Whether this extension is offered right now (its settings are not undefined). */
   offered(id: string): boolean;

@@ -1,4 +1,4 @@
-import type { LoggingLevel } from '../protocol/types';
+import type { LoggingLevel } from './types';
 
 /** RFC 5424 severities, least severe first, as MCP's logging utility names them. */
 export const LOGGING_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];

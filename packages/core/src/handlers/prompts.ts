@@ -1,9 +1,10 @@
-import { McpError } from '../../protocol/errors';
-import { toGetPromptResult } from '../../content/normalize';
-import { formatIssues } from '../../schema/class-validation';
-import { checkArgumentLimits } from '../../schema/argument-limits';
-import type { Answers, SharedResults } from '../method-types';
-import { listPage, objectParam, requireCapability, stringParam } from '../params';
+import { McpError } from '../protocol/errors';
+import { toGetPromptResult } from '../content/normalize';
+import { formatIssues } from '../schema/class-validation';
+import { checkArgumentLimits } from '../schema/argument-limits';
+import type { Answers, SharedResults } from './method-types';
+import { objectParam, requireCapability, stringParam } from '../context/params';
+import { listPage } from './list-page';
 
 export const listPrompts: Answers<SharedResults['prompts/list']> = (params, ctx) => {
   requireCapability(ctx, 'prompts');

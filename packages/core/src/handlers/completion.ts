@@ -1,8 +1,8 @@
-import { McpError } from '../../protocol/errors';
-import type { CompleteResult } from '../../protocol/types';
-import type { Completer } from '../../metadata/options';
-import type { Answers, SharedResults } from '../method-types';
-import { objectParam, requireCapability, stringParam } from '../params';
+import { McpError } from '../protocol/errors';
+import type { CompleteResult } from '../protocol/types';
+import type { Completer } from '../metadata/options';
+import type { Answers, SharedResults } from './method-types';
+import { objectParam, requireCapability, stringParam } from '../context/params';
 
 const empty = () => ({ completion: { values: [], total: 0, hasMore: false } });
 

@@ -5,10 +5,10 @@ import type { ToolEntry } from '../registry/entry-types';
 import { formatIssues } from '../schema/class-validation';
 import { text } from '../content/helpers';
 import { toCallToolResult } from '../content/normalize';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../context/request-context';
 import { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
-import { InputNeeded } from './input-required';
-import { ClientCapabilityError } from './client-requests';
+import { InputNeeded } from '../protocol/input-required';
+import { ClientCapabilityError } from '../context/client-requests';
 
 /**
  * Where a tool is invoked: validate the arguments (a failure is a tool execution error the model

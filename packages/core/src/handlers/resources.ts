@@ -1,7 +1,8 @@
-import { McpError } from '../../protocol/errors';
-import { toReadResourceResult } from '../../content/normalize';
-import type { Answers, SharedResults } from '../method-types';
-import { listPage, requireCapability, stringParam } from '../params';
+import { McpError } from '../protocol/errors';
+import { toReadResourceResult } from '../content/normalize';
+import type { Answers, SharedResults } from './method-types';
+import { requireCapability, stringParam } from '../context/params';
+import { listPage } from './list-page';
 
 export const listResources: Answers<SharedResults['resources/list']> = (params, ctx) => {
   requireCapability(ctx, 'resources');

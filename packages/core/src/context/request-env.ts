@@ -1,9 +1,5 @@
-import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
-import type { MessageChannel } from './channel';
-import type { McpEngine } from './engine';
-import type { Session } from '../eras/legacy/session';
 import type { RequestId } from '../protocol/jsonrpc';
 
 /**
@@ -36,24 +32,4 @@ export interface AskOptions {
   timeoutMs?: number;
   /** Told the id the request goes out under (a legacy session's request; a 2026-07-28 question has none). */
   onSent?: (id: RequestId) => void;
-}
-
-/**
- * What a request runs within: the engine, the framework logger for its lines, and the way to ask
- * the client something (a request on the call's stream in the legacy era; an input request
- * returned to the client and answered on its retry in the modern era).
- */
-export interface RequestHost {
-  readonly engine: McpEngine;
-  /** The framework's logger for this request's lines. */
-  readonly logger: Logger;
-  /** The legacy session the request came on; absent in the modern era, which has none. */
-  readonly session?: Session;
-  /**
-   * Whether the handler's next `method` question is answered already, so nothing goes to the client
-   * (2026-07-28: a retry brings the answers to the last round); absent where every question is sent.
-   */
-  hasAnswerFor?(method: string): boolean;
-  /** Sends the client a request and resolves with its result (or rejects with its error). */
-  ask(method: string, params: Record<string, unknown>, channel: MessageChannel, options: AskOptions): Promise<Record<string, unknown>>;
 }

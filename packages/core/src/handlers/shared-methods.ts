@@ -1,8 +1,8 @@
 import type { MethodTable, SharedResults } from './method-types';
-import { complete } from './handlers/completion';
-import { getPrompt, listPrompts } from './handlers/prompts';
-import { listResourceTemplates, listResources, readResource } from './handlers/resources';
-import { callTool, listTools } from './handlers/tools';
+import { complete } from './completion';
+import { getPrompt, listPrompts } from './prompts';
+import { listResourceTemplates, listResources, readResource } from './resources';
+import { callTool, listTools } from './tools';
 
 /**
  * The methods both protocol eras share, with era-neutral handlers: they read the client through

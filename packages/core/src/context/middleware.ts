@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/principal';
 import type { RequestId } from '../protocol/jsonrpc';
 import type { ClientCapabilities, Implementation } from '../protocol/types';
-import type { RequestContext } from '../engine/context';
-import type { McpLogger } from '../engine/mcp-logger';
-import type { Era } from '../engine/request-env';
+import type { RequestContext } from './request-context';
+import type { McpLogger } from './mcp-logger';
+import type { Era } from './request-env';
 
 /** Runs the rest of the chain (the next middleware, at the end the handler) and resolves with what it returned. */
 export type Next = () => Promise<unknown>;

@@ -1,5 +1,5 @@
-import type { RequestContext } from './context';
-import type { Session } from '../eras/legacy/session';
+import type { RequestContext } from './request-context';
+import type { SessionView } from './services';
 
 // Kept apart from the engine so that handlers and the method table need not import it.
 
@@ -7,4 +7,4 @@ import type { Session } from '../eras/legacy/session';
 export type MethodHandler = (params: Record<string, unknown>, ctx: RequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /** Acts on one client→server notification; nothing is answered. */
-export type NotificationHandler = (params: Record<string, unknown>, session: Session) => void;
+export type NotificationHandler = (params: Record<string, unknown>, session: SessionView) => void;

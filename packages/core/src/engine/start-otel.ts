@@ -1,5 +1,5 @@
-import type { McpEngine } from '../engine/engine';
-import type { TelemetryProviders } from './telemetry';
+import type { McpEngine } from './engine';
+import type { TelemetryProviders } from '../telemetry/telemetry';
 
 /** What @mcpx/otel's startOtel returns (the package is an optional peer: its types are restated here). */
 export interface OtelHandle extends TelemetryProviders {

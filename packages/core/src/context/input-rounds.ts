@@ -2,9 +2,9 @@ import type { ClientCapabilities } from '../protocol/types';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { text } from '../content/helpers';
 import { ClientCapabilityError } from './client-requests';
-import type { RequestContext } from './context';
+import type { RequestContext } from './request-context';
 import type { MethodHandler } from './handler-types';
-import { InputRequired, capabilityFor, type InputRequest } from './input-required';
+import { InputRequired, capabilityFor, type InputRequest } from '../protocol/input-required';
 
 /** How many times a legacy request runs its handler again for an InputRequired before giving up. */
 export const MAX_INPUT_ROUNDS = 16;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { LoggingLevel } from '../protocol/types';
 import type { MessageChannel } from './channel';
-import { PINO_METHOD, passes } from './log-levels';
+import { PINO_METHOD, passes } from '../protocol/log-levels';
 
 /**
  * What decides whether a line reaches the client: a legacy session's level (logging/setLevel), or

@@ -13,8 +13,8 @@ import type {
 } from '../protocol/types';
 import type { Task } from '../stores/task-store';
 import type { DetailedTask } from '../tasks/tasks-extension';
-import type { RequestContext } from './context';
-import type { MethodHandler } from './handler-types';
+import type { RequestContext } from '../context/request-context';
+import type { MethodHandler } from '../context/handler-types';
 
 /**
  * What each method's handler answers, keyed by the method's name, per era. Params arrive as the

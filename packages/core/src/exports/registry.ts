@@ -1,0 +1,15 @@
+// '@mcpx/core/registry': Building a server at runtime: registry entries and their specs, the option key lists, definition warnings.
+
+export type { ScopedEntry } from '../auth/principal';
+export type { ModernOptions } from '../eras/modern/modern-requests';
+export type { UnknownOption } from '../metadata/check-options';
+export { getServerOptions } from '../metadata/decorators';
+export { IMPLEMENTATION_KEYS, SERVER_OPTION_KEYS, implementationOf, type CompletionContext, type CompletionValues, type PromptArgumentOptions } from '../metadata/options';
+export { buildPromptEntry, type PromptSpec } from '../registry/build-prompt-entry';
+export { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type TemplateSpec } from '../registry/build-resource-entries';
+export { buildToolEntry, type ToolSpec } from '../registry/build-tool-entry';
+export { EntryList, type ListKind, type Page } from '../registry/entry-list';
+export type { InputClass, PromptEntry, PromptHandler, ResourceEntry, ResourceHandler, TemplateEntry, TemplateHandler, ToolEntry, ToolHandler, Validator } from '../registry/entry-types';
+export type { DefinitionWarning } from '../scanner/scanner';
+export { definitionWarnings } from '../server';
+export type { TaskOptions } from '../tasks/task-runtime';
