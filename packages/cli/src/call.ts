@@ -101,7 +101,9 @@ async function clientFor(target: string, values: Record<string, unknown>, timeou
 
 /** The entry's own console output goes to stderr while it runs: stdout is for the result. */
 function stdoutToStderr(): () => void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back as it was
   const write = process.stdout.write;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its receiver
   process.stdout.write = ((...args: unknown[]) => Reflect.apply(process.stderr.write, process.stderr, args) as boolean) as typeof process.stdout.write;
   return () => {
     process.stdout.write = write;

@@ -5,11 +5,7 @@
  */
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { oneLine } from './errors';
-
-/** Supervisor to child, over the IPC channel. */
-export type ToChild = { type: 'warm'; entry: string; stdio: boolean; modules: string[] } | { type: 'start'; args: string[] };
-/** Child to supervisor: serving, with the dependency files loaded (the next spare preloads them). */
-export type FromChild = { type: 'ready'; modules: string[] };
+import type { FromChild, ToChild } from './dev-messages';
 
 // Decorators still get their metadata; a full type-check would cost seconds on every reload.
 const TRANSPILE_SNIPPET = 'declare const d: any; @d class A { m(x: string): number { return x.length; } }';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, relative } from 'node:path';
-import type { FromChild, ToChild } from './dev-child';
+import type { FromChild, ToChild } from './dev-messages';
 import { StdioRelay } from './dev-stdio';
 import { watchTree, type TreeWatcher } from './dev-watch';
 

@@ -25,7 +25,6 @@ type PrettyFactory = (options: Record<string, unknown>) => NodeJS.WritableStream
 
 function loadPretty(): PrettyFactory | undefined {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const mod = require('pino-pretty') as PrettyFactory | { default: PrettyFactory };
     return typeof mod === 'function' ? mod : mod.default;
   } catch {

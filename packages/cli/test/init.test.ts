@@ -60,7 +60,7 @@ function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp): { outp
   let output = '';
   const match = new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       const found = pattern.exec(output);
       if (found) resolve(found);
     };
@@ -226,6 +226,7 @@ describe('mcpx init: the scaffolded project', () => {
     const pretty = onTerminal({});
     try {
       await pretty.started.match;
+      // eslint-disable-next-line no-control-regex -- an ANSI colour escape is what it looks for
       expect(pretty.started.output()).toMatch(/\x1b\[\d+m/);
       expect(pretty.started.output()).toMatch(/INFO.*\(@acme\/hello-mcp\).*serving MCP over Streamable HTTP/);
       expect(pretty.started.output()).not.toContain('"level"');

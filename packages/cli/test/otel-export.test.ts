@@ -33,9 +33,9 @@ describe('--otel, --metrics and --metrics-port map onto listen() and serveStdio(
   it('are in mcpx serve --help with their variables', () => {
     const help = run(['serve', '--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/^  --otel {2,}traces and metrics over OTLP.* MCPX_OTEL$/m);
-    expect(help.stdout).toMatch(/^  --metrics {2,}Prometheus text at GET \/metrics.* MCPX_METRICS$/m);
-    expect(help.stdout).toMatch(/^  --metrics-port <n> {2,}serve \/metrics on this port instead.* MCPX_METRICS_PORT$/m);
+    expect(help.stdout).toMatch(/^ {2}--otel {2,}traces and metrics over OTLP.* MCPX_OTEL$/m);
+    expect(help.stdout).toMatch(/^ {2}--metrics {2,}Prometheus text at GET \/metrics.* MCPX_METRICS$/m);
+    expect(help.stdout).toMatch(/^ {2}--metrics-port <n> {2,}serve \/metrics on this port instead.* MCPX_METRICS_PORT$/m);
   });
 
   it('are off unless given', () => {

@@ -36,6 +36,7 @@ async function pool(n: number, limit: number, task: (i: number) => Promise<void>
 
 /** global.gc, or the same function obtained at run time when node was started without --expose-gc. */
 function findGc(): () => void {
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- called without options, gc() is synchronous
   if (typeof global.gc === 'function') return global.gc;
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc');

@@ -68,7 +68,7 @@ export async function startRegistry(dir: string, upstream: string, local: string
   // Verdaccio logs its address (at warn level) once it listens.
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       if (output.includes(`http address - ${url}`)) resolve();
     };
     child.stdout!.on('data', onData);

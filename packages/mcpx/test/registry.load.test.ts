@@ -68,7 +68,7 @@ async function startUntil(command: string, args: string[], cwd: string, pattern:
   void exited.then(() => children.delete(child));
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       const found = pattern.exec(output);
       if (found) resolve(found);
     };

@@ -28,6 +28,7 @@ export class LoggedChannel implements MessageChannel {
     readonly inner: MessageChannel,
     private readonly target: MessageLogTarget,
   ) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on inner, below
     const close = inner.closeConnection;
     if (close) this.closeConnection = (retryMs) => close.call(inner, retryMs);
   }
