@@ -105,7 +105,7 @@ export class LegacyTasks {
   }
 
   private async run(taskId: string, entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext, span?: ChildSpan): Promise<void> {
-    let status: TaskStatus = 'failed';
+    let status: TaskStatus;
     let statusMessage: string | undefined;
     let outcome: TaskRecord['outcome'];
     try {

@@ -149,7 +149,7 @@ export class ModernTasks {
         const lowerLevel = err instanceof InputRequired;
         const url = err instanceof UrlElicitationRequiredError && !!ctx.clientCapabilities.elicitation?.url;
         if ((!lowerLevel && !url) || ctx.aborted) throw err;
-        if (round >= MAX_INPUT_ROUNDS) throw new Error(`tools/call asked the client for input ${MAX_INPUT_ROUNDS} times without completing`);
+        if (round >= MAX_INPUT_ROUNDS) throw new Error(`tools/call asked the client for input ${MAX_INPUT_ROUNDS} times without completing`, { cause: err });
         let requests: [string, InputRequest][];
         if (err instanceof InputRequired) requests = Object.entries(err.input.inputRequests ?? {});
         else {

@@ -49,7 +49,8 @@ export type { SessionState } from '../../context/services';
  * One legacy client connection's protocol state (2025-11-25 and earlier): lifecycle, negotiated
  * version, the client's capabilities, its log level, its subscriptions and its requests in flight.
  * Transports feed it messages; it answers through the channel each message came with. Its requests
- * run with a RequestEnv built from what `initialize` recorded here.
+ * run with a RequestEnv built from what `initialize` recorded here. As the pipeline's EraFront it says how
+ * the legacy era admits, runs and answers a request.
  */
 export class Session implements RequestHost, EraFront {
   readonly era = 'legacy' as const;
@@ -186,8 +187,6 @@ export class Session implements RequestHost, EraFront {
     return this.engine.pipeline.handle(this, { request, principal, logger: log, origin }, channel);
   }
 
-  // As the pipeline's EraFront: how the legacy era admits, runs and answers a request.
-
   get logSessionId(): string | undefined {
     return this.logId;
   }
@@ -262,10 +261,11 @@ export class Session implements RequestHost, EraFront {
         if (!this.cancelRequest(requestId, reason)) this.engine.cluster?.routeCancel(this, requestId, reason);
         return;
       }
-      default:
+      default: {
         const handler = this.engine.notificationHandlers.get(notification.method);
         if (handler) handler(params, this);
         else this.engine.extensions.notify(notification.method, params, { sessionId: this.id, principal: this.principal });
+      }
     }
   }
 
