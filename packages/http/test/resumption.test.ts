@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryEventStore, ManualClock, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import { InMemoryEventStore, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import { ManualClock } from '@mcpx/core/stores';
 import pino from 'pino';
 import { listen } from '@mcpx/http';
 import type { HttpSession, McpHttpServer } from '@mcpx/http';

@@ -5,7 +5,8 @@ import os from 'node:os';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { InMemoryEventStore, ManualClock, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import { InMemoryEventStore, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import { ManualClock } from '@mcpx/core/stores';
 import {
   Gate,
   callTool,
