@@ -119,7 +119,10 @@ async function runSuite(run) {
   const outDir = mkdtempSync(join(tmpdir(), `mcpx-conformance-${run.id}-`));
   const child = spawn(node22, [suiteCli(run), ...args, '--output-dir', outDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
-  for (const [stream, sink] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+  for (const [stream, sink] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ]) {
     stream.on('data', (chunk) => {
       output.push(chunk.toString());
       sink.write(chunk);

@@ -1,6 +1,23 @@
 import 'reflect-metadata';
 import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
-import { Complete, Field, InputRequired, McpServer, Prompt, Resource, ResourceTemplate, Server, Tool, audio, embeddedResource, image, text, toolError, userMessage, type RequestContext } from '@mcpx/core';
+import {
+  Complete,
+  Field,
+  InputRequired,
+  McpServer,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  Server,
+  Tool,
+  audio,
+  embeddedResource,
+  image,
+  text,
+  toolError,
+  userMessage,
+  type RequestContext,
+} from '@mcpx/core';
 import { type CreateMessageResult, type ElicitResult } from '@mcpx/core/protocol';
 import { toElicitationSchema, validateElicitedContent } from '@mcpx/core/schema';
 import { PNG_1X1, WAV_SILENCE } from './media';

@@ -1,7 +1,6 @@
 /** Small valid media for the content fixtures: a 1×1 PNG and a short silent WAV, as base64. */
 
-export const PNG_1X1 =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 /** 8 kHz, 16-bit mono, 8 samples of silence. */
 export const WAV_SILENCE = (() => {

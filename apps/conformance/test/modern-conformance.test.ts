@@ -56,7 +56,12 @@ interface PostOptions {
 }
 
 function requestInit(id: number, method: string, params: Record<string, unknown>, options: PostOptions = {}, signal?: AbortSignal): RequestInit {
-  const meta = { [META_VERSION]: VERSION, [META_CLIENT]: { name: 'conformance-test-client', version: '1.0.0' }, [META_CAPABILITIES]: options.capabilities ?? ALL_CAPABILITIES, ...options.meta };
+  const meta = {
+    [META_VERSION]: VERSION,
+    [META_CLIENT]: { name: 'conformance-test-client', version: '1.0.0' },
+    [META_CAPABILITIES]: options.capabilities ?? ALL_CAPABILITIES,
+    ...options.meta,
+  };
   const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -215,7 +220,11 @@ describe('server-stateless diagnostic tools', () => {
         requestedSchema: { type: 'object', properties: { ok: { type: 'boolean', description: 'Whether to go ahead' } }, required: ['ok'] },
       },
     });
-    const done = await call('test_streaming_elicitation', { inputResponses: { 'elicit-1': accept({ ok: true }) }, requestState: response.result.requestState }, { capabilities: { elicitation: {} } });
+    const done = await call(
+      'test_streaming_elicitation',
+      { inputResponses: { 'elicit-1': accept({ ok: true }) }, requestState: response.result.requestState },
+      { capabilities: { elicitation: {} } },
+    );
     expect(textOf(done)).toBe('Elicitation completed: action=accept, ok=true');
   });
 
@@ -306,7 +315,10 @@ describe('input-required-result-* (multi round-trip requests)', () => {
     expect(Object.keys(expectInputRequired(await call('test_input_required_result_elicitation', { inputResponses: { user_name: accept({ nickname: 'Al' }) } })))).toEqual(['user_name']);
     // A malformed answer to the question asked is refused; with no round that asked, it answers nothing and the question is asked.
     const { requestState } = await call('test_input_required_result_elicitation');
-    for (const [inputResponses, state] of [[{ user_name: 12345 }, requestState], [null, undefined]]) {
+    for (const [inputResponses, state] of [
+      [{ user_name: 12345 }, requestState],
+      [null, undefined],
+    ]) {
       const { response } = await post('tools/call', { name: 'test_input_required_result_elicitation', arguments: {}, inputResponses, requestState: state });
       expect(response.error.code).toBe(-32602);
     }
@@ -390,7 +402,11 @@ describe('input-required-result-* (multi round-trip requests)', () => {
     const asked = expectInputRequired(first);
     expect(Object.keys(asked)).toEqual(['elicit-1']);
     expect(asked['elicit-1']!.method).toBe('elicitation/create');
-    const done = await result('prompts/get', { name: 'test_input_required_result_prompt', inputResponses: { 'elicit-1': accept({ context: 'test context' }) }, requestState: first.requestState });
+    const done = await result('prompts/get', {
+      name: 'test_input_required_result_prompt',
+      inputResponses: { 'elicit-1': accept({ context: 'test context' }) },
+      requestState: first.requestState,
+    });
     expectComplete(done);
     expect(done.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Please help with this context: test context' } }]);
     const { prompts } = await result('prompts/list');

@@ -80,10 +80,7 @@ interface Peer {
   stderr(): string;
 }
 
-async function open(
-  clientInfo = { name: 'conformance-test-client', version: '1.0.0' },
-  capabilities: Record<string, object> = { sampling: {}, elicitation: {} },
-): Promise<Peer> {
+async function open(clientInfo = { name: 'conformance-test-client', version: '1.0.0' }, capabilities: Record<string, object> = { sampling: {}, elicitation: {} }): Promise<Peer> {
   const inner = new StdioClientTransport({ command: process.execPath, args: [SERVER], cwd: ROOT, stderr: 'pipe' });
   let stderr = '';
   inner.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -371,9 +368,7 @@ describe('tools', () => {
     const item = content.find((c) => c.type === 'resource');
     expect(item?.resource).toMatchObject({ uri: expect.stringMatching(/.+/), mimeType: expect.stringMatching(/.+/) });
     expect(item.resource.text || item.resource.blob).toBeTruthy();
-    expect(content).toEqual([
-      { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } },
-    ]);
+    expect(content).toEqual([{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }]);
   });
 
   it('tools-call-mixed-content', async () => {
@@ -399,11 +394,7 @@ describe('tools', () => {
     await settle(client);
     expect(logs.length).toBeGreaterThanOrEqual(3);
     for (const l of logs) expect(LoggingLevelSchema.safeParse(l.level).success).toBe(true);
-    expect(logs.filter((l) => l.level === 'info').map((l) => l.data)).toEqual([
-      'Tool execution started',
-      'Tool processing data',
-      'Tool execution completed',
-    ]);
+    expect(logs.filter((l) => l.level === 'info').map((l) => l.data)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
     expect(contentOf(result)).toEqual([{ type: 'text', text: 'Tool with logging executed successfully' }]);
     // All three were written before the tool's result.
     const response = tap.responseTo(tap.wire[tap.lastSent('tools/call')]!.msg.id);
@@ -493,9 +484,7 @@ describe('tools', () => {
     });
     const content = contentOf(result);
     expect(content.length).toBeGreaterThan(0);
-    expect(content).toEqual([
-      { type: 'text', text: 'User response: action=accept, content={"username":"testuser","email":"test@example.com"}' },
-    ]);
+    expect(content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"testuser","email":"test@example.com"}' }]);
   });
 
   it('json-schema-2020-12', async () => {
@@ -751,9 +740,7 @@ describe('HTTP-only scenarios, their stdio equivalent', () => {
     const { client } = await fresh();
     const result = await client.callTool({ name: 'test_reconnection', arguments: {} });
     expect(result.isError).toBeFalsy();
-    expect(contentOf(result)).toEqual([
-      { type: 'text', text: 'Reconnection test completed successfully: the result arrived after the client resumed the stream.' },
-    ]);
+    expect(contentOf(result)).toEqual([{ type: 'text', text: 'Reconnection test completed successfully: the result arrived after the client resumed the stream.' }]);
     // The connection is still there afterwards (nothing was closed under it).
     expect(await client.ping()).toEqual({});
   });

@@ -276,10 +276,7 @@ export class NotesServer extends McpServer {
     const uri = noteUri(note.id);
     const listed = this.registry.resources.has(uri);
     if (listed && this.registry.resources.get(uri)?.definition.title === note.title) return;
-    this.registry.addResource(
-      { uri, name: `note-${note.id}`, title: note.title, mimeType: 'text/markdown', handler: () => this.note({ id: note.id }) },
-      { replace: listed },
-    );
+    this.registry.addResource({ uri, name: `note-${note.id}`, title: note.title, mimeType: 'text/markdown', handler: () => this.note({ id: note.id }) }, { replace: listed });
   }
 
   private unlisted(id: string): void {
@@ -299,9 +296,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

@@ -55,7 +55,15 @@ describe('docs/cookbook.md', () => {
   });
 
   it('behaves as the page says', async () => {
-    expect(await call('cookbook-nested.ts', 'place', { shipTo: { street: 'Main 1', city: 'Oslo' }, items: [{ sku: 'x', quantity: 2 }, { sku: 'y', quantity: 1 }] })).toBe('3 items to Oslo');
+    expect(
+      await call('cookbook-nested.ts', 'place', {
+        shipTo: { street: 'Main 1', city: 'Oslo' },
+        items: [
+          { sku: 'x', quantity: 2 },
+          { sku: 'y', quantity: 1 },
+        ],
+      }),
+    ).toBe('3 items to Oslo');
     const nestedIssues = await call('cookbook-nested.ts', 'place', { shipTo: { city: 'Oslo' }, items: [{ sku: 'x' }] });
     expect(nestedIssues).toContain('shipTo.street: street is required');
     expect(nestedIssues).toContain('items[0].quantity: quantity is required');
@@ -76,8 +84,6 @@ describe('docs/cookbook.md', () => {
 
     expect(await call('cookbook-unions.ts', 'lookup', { by: 'id', key: 42 })).toBe('by id: number 42');
     expect(await call('cookbook-unions.ts', 'lookup', { by: 'email', key: 'a@b.c', note: null })).toBe('by email: string a@b.c');
-    expect(await call('cookbook-unions.ts', 'lookup', { by: 'id', key: true, note: 3 })).toBe(
-      'Invalid arguments:\n- key: key must be a string or a number\n- note: note must be a string',
-    );
+    expect(await call('cookbook-unions.ts', 'lookup', { by: 'id', key: true, note: 3 })).toBe('Invalid arguments:\n- key: key must be a string or a number\n- note: note must be a string');
   });
 });

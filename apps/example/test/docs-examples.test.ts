@@ -31,9 +31,7 @@ const examplesDir = join(docsDir, 'examples');
 const MARKER = /<!-- example: ([\w.-]+) -->\n```ts\n([\s\S]*?)```/g;
 
 const pages = readdirSync(docsDir).filter((f) => f.endsWith('.md'));
-const markers = pages.flatMap((page) =>
-  [...readFileSync(join(docsDir, page), 'utf8').matchAll(MARKER)].map((m) => ({ page, file: m[1]!, block: m[2]! })),
-);
+const markers = pages.flatMap((page) => [...readFileSync(join(docsDir, page), 'utf8').matchAll(MARKER)].map((m) => ({ page, file: m[1]!, block: m[2]! })));
 
 describe('docs examples', () => {
   it('are shown verbatim: every marked block equals its file byte for byte', () => {
@@ -95,7 +93,10 @@ describe('docs examples, run', () => {
       content: [{ type: 'text', text: 'Invalid arguments:\n- note: property note should not exist' }],
       isError: true,
     });
-    expect(await client.callTool('check', { sku: 'x'.repeat(70_000), qty: 1 })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('longer than the limit of 65536') }] });
+    expect(await client.callTool('check', { sku: 'x'.repeat(70_000), qty: 1 })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('longer than the limit of 65536') }],
+    });
   });
 
   it('tools-input: the schema comes from the class, a broken rule is an isError result', async () => {
@@ -107,9 +108,7 @@ describe('docs examples, run', () => {
       properties: { email: { type: 'string', format: 'email', description: 'Who to invite' }, days: { type: 'integer', minimum: 1, maximum: 30, default: 7 } },
       required: ['email'],
     });
-    expect((await client.callTool('invite', { email: 'ada@example.com', role: 'editor' })).content).toEqual([
-      { type: 'text', text: 'Invited ada@example.com as editor for 7 days' },
-    ]);
+    expect((await client.callTool('invite', { email: 'ada@example.com', role: 'editor' })).content).toEqual([{ type: 'text', text: 'Invited ada@example.com as editor for 7 days' }]);
     const bad = await client.callTool('invite', { email: 'ada@example.com', days: 90 });
     expect(bad.isError).toBe(true);
     expect(JSON.stringify(bad.content)).toContain('days');

@@ -255,12 +255,11 @@ describe('two servers on one Redis prefix', () => {
     await listed(two.client, [...samples, 'notes://notes/4']);
     expect((await two.client.readResource('notes://notes/4')).contents[0]).toMatchObject({ text: '# Shared\n\nseen everywhere' });
     expect((await two.client.callTool('search', { query: 'everywhere' })).structuredContent).toEqual({ notes: [{ id: '4', title: 'Shared', tags: ['team'] }], total: 1 });
-    expect(textOf(await two.client.callTool('export', { format: 'json', delayMs: 0 })).split('\n').map((line) => JSON.parse(line).title)).toEqual([
-      'Welcome',
-      'Shopping',
-      'Release plan',
-      'Shared',
-    ]);
+    expect(
+      textOf(await two.client.callTool('export', { format: 'json', delayMs: 0 }))
+        .split('\n')
+        .map((line) => JSON.parse(line).title),
+    ).toEqual(['Welcome', 'Shopping', 'Release plan', 'Shared']);
 
     await two.client.callTool('append', { id: '4', line: 'from two' });
     expect((await one.client.readResource('notes://notes/4')).contents[0]).toMatchObject({ text: '# Shared\n\nseen everywhere\nfrom two' });

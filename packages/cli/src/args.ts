@@ -17,7 +17,10 @@ export function parse(command: string, argv: string[], options: Options): { valu
     const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.split('. ')[0]!.replace(/\.$/, '');
     if (code?.startsWith('ERR_PARSE_ARGS')) {
       const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
-      throw new CliError(`${message.charAt(0).toLowerCase()}${message.slice(1)} (see mcpx ${command} --help)`, 2, { code: unknown ? 'MCPX_CLI_OPTION_UNKNOWN' : 'MCPX_CLI_USAGE', cause: err });
+      throw new CliError(`${message.charAt(0).toLowerCase()}${message.slice(1)} (see mcpx ${command} --help)`, 2, {
+        code: unknown ? 'MCPX_CLI_OPTION_UNKNOWN' : 'MCPX_CLI_USAGE',
+        cause: err,
+      });
     }
     throw err;
   }

@@ -80,7 +80,8 @@ function claimPort(host: string, port: number): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
-      const reason = err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EADDRNOTAVAIL' ? 'address not available' : err.code === 'EACCES' ? 'permission denied' : err.message;
+      const reason =
+        err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EADDRNOTAVAIL' ? 'address not available' : err.code === 'EACCES' ? 'permission denied' : err.message;
       reject(new CliError(`cannot listen on ${host}:${port}: ${reason}`, 1));
     });
     probe.listen(port, host, () => {

@@ -70,10 +70,7 @@ export function formatList(out: ListOutput): string {
     return [t.name ?? '?', body];
   });
   section(lines, 'Resources', out.resources as Def[], (r) => [`${r.uri as string}  ${r.name ?? ''}${r.mimeType ? ` [${r.mimeType as string}]` : ''}`, describe(r)]);
-  section(lines, 'Resource templates', out.resourceTemplates as Def[], (r) => [
-    `${r.uriTemplate as string}  ${r.name ?? ''}${r.mimeType ? ` [${r.mimeType as string}]` : ''}`,
-    describe(r),
-  ]);
+  section(lines, 'Resource templates', out.resourceTemplates as Def[], (r) => [`${r.uriTemplate as string}  ${r.name ?? ''}${r.mimeType ? ` [${r.mimeType as string}]` : ''}`, describe(r)]);
   section(lines, 'Prompts', out.prompts as Def[], (p) => {
     const body = describe(p);
     const args = (p.arguments as Def[] | undefined) ?? [];

@@ -34,7 +34,20 @@ const SERVE_OPTIONS = {
 const AUTH_FLAGS = ['auth-jwks-url', 'auth-issuer', 'auth-audience', 'auth-scopes-supported', 'auth-authorization-server'] as const;
 const REDIS_FLAGS = ['redis-url', 'redis-prefix'] as const;
 const METRICS_FLAGS = ['metrics', 'metrics-port'] as const;
-const HTTP_ONLY = ['port', 'host', 'path', 'stateless', 'json-response', 'allowed-origins', 'allowed-hosts', 'cors-origin', 'session-idle-timeout', ...AUTH_FLAGS, ...REDIS_FLAGS, ...METRICS_FLAGS] as const;
+const HTTP_ONLY = [
+  'port',
+  'host',
+  'path',
+  'stateless',
+  'json-response',
+  'allowed-origins',
+  'allowed-hosts',
+  'cors-origin',
+  'session-idle-timeout',
+  ...AUTH_FLAGS,
+  ...REDIS_FLAGS,
+  ...METRICS_FLAGS,
+] as const;
 /** The SDK's exporters that print to stdout: over stdio that is the protocol's stream. */
 const EXPORTER_VARS = ['OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER'] as const;
 
@@ -253,7 +266,14 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     // listen() builds the engine itself: with `redis`, it first joins the other instances (loading
     // @mcpx/redis), and the engine is built to share its sessions with them.
     // Both passed as decided here, so listen() does not read MCPX_OTEL or MCPX_METRICS again by rules of its own.
-    await listen(instance, { ...settings.http, metrics: settings.http.metrics ?? false, otel: settings.otel, logger, ...(auth ? { auth } : {}), ...(settings.redis ? { redis: settings.redis } : {}) });
+    await listen(instance, {
+      ...settings.http,
+      metrics: settings.http.metrics ?? false,
+      otel: settings.otel,
+      logger,
+      ...(auth ? { auth } : {}),
+      ...(settings.redis ? { redis: settings.redis } : {}),
+    });
   } catch (err) {
     const invalid = definitionFailure(err);
     if (invalid) throw invalid;

@@ -31,9 +31,7 @@ describe('mcpx serve with --auth-* / MCPX_AUTH_*', () => {
       });
       const anonymous = await fetch(server.url, { method: 'POST', headers: POST_HEADERS, body: JSON.stringify(INITIALIZE) });
       expect(anonymous.status).toBe(401);
-      expect(anonymous.headers.get('www-authenticate')).toBe(
-        `Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write"`,
-      );
+      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write"`);
       const foreign = await fetch(server.url, {
         method: 'POST',
         headers: { ...POST_HEADERS, authorization: `Bearer ${await as.mintToken({ audience: 'http://127.0.0.1:1/mcp' })}` },

@@ -42,7 +42,7 @@ async function logLines(running: Running, from: number, until: (line: LogLine) =
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as LogLine);
-  for (const deadline = Date.now() + 30_000; !lines().some(until) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+  for (const deadline = Date.now() + 30_000; !lines().some(until) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
   return lines();
 }
 
@@ -200,7 +200,11 @@ describe('mcpx call against a URL', () => {
     });
 
     it('without a token exits 1 and says how to pass one; --header sends it, and the session is deleted after', async () => {
-      expectOneLine(await runAsync(['call', guarded.url, 'search', '{"query":"milk"}']), 1, /^mcpx: http:\/\/\S+ needs authorization \(401\).*; pass a token with --header 'Authorization: Bearer <token>'$/);
+      expectOneLine(
+        await runAsync(['call', guarded.url, 'search', '{"query":"milk"}']),
+        1,
+        /^mcpx: http:\/\/\S+ needs authorization \(401\).*; pass a token with --header 'Authorization: Bearer <token>'$/,
+      );
 
       const token = await as.mintToken({ audience: guarded.url });
       const before = guarded.logs().length;
@@ -215,7 +219,11 @@ describe('mcpx call against a URL', () => {
     });
 
     it('a refused token exits 1', async () => {
-      expectOneLine(await runAsync(['call', guarded.url, 'search', '--header', 'Authorization: Bearer not-a-jwt']), 1, /^mcpx: http:\/\/\S+ needs authorization \(401\).*; the token was refused$/);
+      expectOneLine(
+        await runAsync(['call', guarded.url, 'search', '--header', 'Authorization: Bearer not-a-jwt']),
+        1,
+        /^mcpx: http:\/\/\S+ needs authorization \(401\).*; the token was refused$/,
+      );
     });
   });
 });

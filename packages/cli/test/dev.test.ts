@@ -146,7 +146,7 @@ const alive = (pid: number) => {
 
 /** Resolves once none of `pids` is alive (checked as they exit, bounded by WAIT_MS). */
 async function gone(pids: number[]): Promise<void> {
-  for (const until = Date.now() + WAIT_MS; Date.now() < until; ) {
+  for (const until = Date.now() + WAIT_MS; Date.now() < until;) {
     if (!pids.some(alive)) return;
     await new Promise((r) => setTimeout(r, 50));
   }

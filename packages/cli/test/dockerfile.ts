@@ -98,7 +98,11 @@ export async function followStages(text: string, context: string, into: string, 
         const dest = inStage(words.pop()!, dir);
         for (const source of words) {
           const base = from ? inStage(source, from) : join(context, source);
-          const pattern = new RegExp(`^${basename(base).replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+          const pattern = new RegExp(
+            `^${basename(base)
+              .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '.*')}$`,
+          );
           const matches = readdirSync(dirname(base)).filter((name) => pattern.test(name));
           if (matches.length === 0 && !source.includes('*')) throw new Error(`COPY source missing: ${source}`);
           for (const name of matches) {

@@ -85,7 +85,21 @@ describe('mcpx init: the scaffolded project', () => {
   });
 
   it('writes every file, with the placeholders filled in and the repo versions', () => {
-    const files = ['package.json', 'tsconfig.json', 'tsconfig.test.json', 'jest.config.js', 'src/server.ts', 'src/logger.ts', 'src/main.ts', 'src/main-stdio.ts', 'test/server.test.ts', 'Dockerfile', '.dockerignore', '.gitignore', 'README.md'];
+    const files = [
+      'package.json',
+      'tsconfig.json',
+      'tsconfig.test.json',
+      'jest.config.js',
+      'src/server.ts',
+      'src/logger.ts',
+      'src/main.ts',
+      'src/main-stdio.ts',
+      'test/server.test.ts',
+      'Dockerfile',
+      '.dockerignore',
+      '.gitignore',
+      'README.md',
+    ];
     for (const file of files) {
       expect(existsSync(join(dir, file))).toBe(true);
       expect(readFileSync(join(dir, file), 'utf8')).not.toMatch(/\{\{|\}\}/);
@@ -129,7 +143,13 @@ describe('mcpx init: the scaffolded project', () => {
     expect(pkg.scripts.prepack).toBe('npm run build');
     expect(readFileSync(join(dir, 'src/main-stdio.ts'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
-    for (const client of ['claude_desktop_config.json', 'claude mcp add hello-mcp -- npx -y @acme/hello-mcp', 'claude mcp add --transport http hello-mcp http://127.0.0.1:3000/mcp', '.cursor/mcp.json', '.vscode/mcp.json']) {
+    for (const client of [
+      'claude_desktop_config.json',
+      'claude mcp add hello-mcp -- npx -y @acme/hello-mcp',
+      'claude mcp add --transport http hello-mcp http://127.0.0.1:3000/mcp',
+      '.cursor/mcp.json',
+      '.vscode/mcp.json',
+    ]) {
       expect(readme).toContain(client);
     }
   });
@@ -176,7 +196,9 @@ describe('mcpx init: the scaffolded project', () => {
       }),
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'init-test', version: '0' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'init-test', version: '0' } } })}\n`,
+    );
     const reply = JSON.parse(await firstLine);
     expect(reply).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: '@acme/hello-mcp' } } });
     expect(reply.result.capabilities).toEqual(expect.objectContaining({ tools: expect.any(Object), resources: expect.any(Object), prompts: expect.any(Object) }));
@@ -197,7 +219,11 @@ describe('mcpx init: the scaffolded project', () => {
       const base = (await started.match)[1]!;
       expect(base).toBe(`http://127.0.0.1:${port}`);
       // Not a terminal: every line is pino JSON from the server's own logger.
-      const lines = started.output().trimEnd().split('\n').map((line) => JSON.parse(line) as { name?: string; msg?: string });
+      const lines = started
+        .output()
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { name?: string; msg?: string });
       expect(lines.every((line) => line.name === '@acme/hello-mcp')).toBe(true);
       expect(lines.map((line) => line.msg)).toContain('serving MCP over Streamable HTTP');
       const health = await fetch(`${base}/healthz`);
@@ -217,7 +243,16 @@ describe('mcpx init: the scaffolded project', () => {
     // `exec` makes node the terminal's foreground process: without it a shell that does not exec its
     // last command (dash, which `script` runs when SHELL is unset) sits in between and dies of SIGINT.
     const onTerminal = (extra: Record<string, string>) => {
-      const env: Record<string, string | undefined> = { ...process.env, SHELL: undefined, PORT: '0', HOST: '127.0.0.1', NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined, ...extra };
+      const env: Record<string, string | undefined> = {
+        ...process.env,
+        SHELL: undefined,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        NO_COLOR: undefined,
+        FORCE_COLOR: undefined,
+        CI: undefined,
+        ...extra,
+      };
       const child = spawn('script', ['-qefc', `exec ${JSON.stringify(process.execPath)} dist/main.js`, '/dev/null'], { cwd: dir, env });
       const started = waitForOutput(child, /serving MCP over Streamable HTTP.*\r?\n(?:.*\r?\n)?/);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

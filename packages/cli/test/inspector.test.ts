@@ -74,7 +74,7 @@ describe('the MCP Inspector CLI against mcpx serve', () => {
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       // A bound on waiting for the server to start, not a speed.
-      for (const until = Date.now() + 30_000; Date.now() < until; ) {
+      for (const until = Date.now() + 30_000; Date.now() < until;) {
         try {
           if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
         } catch {

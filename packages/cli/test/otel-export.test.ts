@@ -68,7 +68,11 @@ describe('--otel, --metrics and --metrics-port map onto listen() and serveStdio(
     [['--metrics-port', '9464'], { MCPX_METRICS: 'off' }, /^--metrics-port serves \/metrics on a port of its own, but MCPX_METRICS turns metrics off$/],
     [['--stdio', '--metrics'], {}, /^--metrics applies to HTTP only, not --stdio: \/metrics is served over HTTP \(--otel exports metrics over OTLP from stdio too\)$/],
     [['--stdio', '--metrics-port', '9464'], {}, /^--metrics-port applies to HTTP only, not --stdio: \/metrics is served over HTTP/],
-    [['--stdio', '--otel'], { OTEL_TRACES_EXPORTER: 'otlp,console' }, /^OTEL_TRACES_EXPORTER=console writes to stdout, which --stdio keeps for the protocol: use otlp \(or serve over HTTP\)$/],
+    [
+      ['--stdio', '--otel'],
+      { OTEL_TRACES_EXPORTER: 'otlp,console' },
+      /^OTEL_TRACES_EXPORTER=console writes to stdout, which --stdio keeps for the protocol: use otlp \(or serve over HTTP\)$/,
+    ],
     [['--stdio'], { MCPX_OTEL: '1', OTEL_METRICS_EXPORTER: 'console' }, /^OTEL_METRICS_EXPORTER=console writes to stdout/],
     [['--otel'], { MCPX_OTEL: 'maybe' }, null],
     [[], { MCPX_OTEL: 'maybe' }, /^MCPX_OTEL must be true or false \(1\/0, yes\/no\), got "maybe"$/],
@@ -93,7 +97,11 @@ function otelEnv(receiver: OtlpReceiver, extra: Record<string, string> = {}): Re
 const spanNamed = (receiver: OtlpReceiver, name: string): OtlpSpan | undefined => receiver.spans().find((s) => s.name === name);
 
 /** The `mcp.server.operation.duration` points received, flattened. */
-const durationPoints = (receiver: OtlpReceiver) => receiver.metrics().filter((m) => m.name === 'mcp.server.operation.duration').flatMap((m) => m.points.map((p) => ({ ...p, type: m.type, unit: m.unit })));
+const durationPoints = (receiver: OtlpReceiver) =>
+  receiver
+    .metrics()
+    .filter((m) => m.name === 'mcp.server.operation.duration')
+    .flatMap((m) => m.points.map((p) => ({ ...p, type: m.type, unit: m.unit })));
 
 describe('mcpx serve --otel exports to an OTLP/HTTP receiver', () => {
   beforeAll(requireBuild);
@@ -129,7 +137,16 @@ describe('mcpx serve --otel exports to an OTLP/HTTP receiver', () => {
     const smudged = (await client.callTool({ name: 'smudge', arguments: {} })) as CallToolResult;
     expect(smudged.isError).toBe(true);
 
-    const echo = await waitFor(() => spanNamed(receiver, 'tools/call echo'), () => `the tools/call echo span; got ${receiver.spans().map((s) => s.name).join(', ') || 'none'}`);
+    const echo = await waitFor(
+      () => spanNamed(receiver, 'tools/call echo'),
+      () =>
+        `the tools/call echo span; got ${
+          receiver
+            .spans()
+            .map((s) => s.name)
+            .join(', ') || 'none'
+        }`,
+    );
     expect(echo).toMatchObject({
       kind: SERVER,
       scope: '@mcpx/core',
@@ -182,7 +199,9 @@ describe('mcpx serve --otel exports to an OTLP/HTTP receiver', () => {
     server = undefined;
     // Flushed on the way out, whatever the interval.
     const sessions = receiver.metrics().filter((m) => m.name === 'mcp.server.session.duration');
-    expect(sessions.flatMap((m) => m.points)).toContainEqual(expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'mcp.protocol.version': '2025-11-25', 'network.transport': 'tcp' }) }));
+    expect(sessions.flatMap((m) => m.points)).toContainEqual(
+      expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'mcp.protocol.version': '2025-11-25', 'network.transport': 'tcp' }) }),
+    );
   });
 
   it('with --metrics beside it: the same points in the OTLP export and at GET /metrics', async () => {
@@ -229,7 +248,8 @@ describe('mcpx serve --otel exports to an OTLP/HTTP receiver', () => {
     const r = await runAsync(['serve', TRACED, '--port', '0', '--otel'], { NODE_OPTIONS: `--require ${join(FIXTURES, 'own-sdk.js')}` });
     expect({ status: r.status, stderr: r.stderr.trim() }).toEqual({
       status: 1,
-      stderr: 'mcpx: cannot start: OpenTelemetry is already set up in this process (a global tracer or meter provider is registered): mcpx records through it as it is, so leave otel off (--otel, MCPX_OTEL)',
+      stderr:
+        'mcpx: cannot start: OpenTelemetry is already set up in this process (a global tracer or meter provider is registered): mcpx records through it as it is, so leave otel off (--otel, MCPX_OTEL)',
     });
   });
 

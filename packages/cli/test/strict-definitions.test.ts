@@ -12,7 +12,9 @@ describe('mcpx serve and definition warnings', () => {
     const r = await runAsync(['serve', loose, '--stdio'], { MCPX_STRICT_DEFINITIONS: '1' });
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^mcpx: invalid server definition: strictDefinitions makes this warning an error: LooseServer\.take: LooseInput\.payload: the schema accepts any JSON value here/);
+    expect(r.stderr).toMatch(
+      /^mcpx: invalid server definition: strictDefinitions makes this warning an error: LooseServer\.take: LooseInput\.payload: the schema accepts any JSON value here/,
+    );
   });
 
   it('without it the server starts and logs the warning once', () => {
@@ -24,6 +26,8 @@ describe('mcpx serve and definition warnings', () => {
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { level: number; definition?: string; msg: string })
       .filter((line) => line.level === 40);
-    expect(warnings).toEqual([expect.objectContaining({ definition: 'LooseServer.take', msg: expect.stringMatching(/^LooseServer\.take: LooseInput\.payload: the schema accepts any JSON value here/) })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ definition: 'LooseServer.take', msg: expect.stringMatching(/^LooseServer\.take: LooseInput\.payload: the schema accepts any JSON value here/) }),
+    ]);
   });
 });

@@ -5,15 +5,7 @@ import 'reflect-metadata';
 // JSON-RPC framing and protocol versions
 export * from './protocol/jsonrpc';
 export * from './protocol/versions';
-export {
-  DEFAULT_MESSAGE_LIMITS,
-  budgetError,
-  decodeMessage,
-  resolveMessageLimits,
-  scanMessage,
-  type BudgetViolation,
-  type ResolvedMessageLimits,
-} from './protocol/message-limits';
+export { DEFAULT_MESSAGE_LIMITS, budgetError, decodeMessage, resolveMessageLimits, scanMessage, type BudgetViolation, type ResolvedMessageLimits } from './protocol/message-limits';
 
 // The engine and its sessions
 export { McpEngine, type MethodHandler, type NotificationHandler } from './engine/engine';

@@ -226,10 +226,7 @@ function encode(value: string, allowReserved: boolean): string {
   let out = '';
   for (let i = 0; i < value.length; i++) {
     const c = value[i];
-    if (
-      UNRESERVED_CHAR.test(c) ||
-      (allowReserved && (RESERVED_CHARS.includes(c) || (c === '%' && /^[0-9A-Fa-f]{2}$/.test(value.slice(i + 1, i + 3)))))
-    ) {
+    if (UNRESERVED_CHAR.test(c) || (allowReserved && (RESERVED_CHARS.includes(c) || (c === '%' && /^[0-9A-Fa-f]{2}$/.test(value.slice(i + 1, i + 3)))))) {
       out += c;
       continue;
     }

@@ -127,9 +127,7 @@ describe('cache options are checked when the entry is defined', () => {
         return 'x';
       }
     }
-    expect(errorOf(() => createEngine(new S(), silent))).toBe(
-      `S.x: cache.ttlMs must be a whole number of milliseconds >= 0 (a safe integer), got ${JSON.stringify(ttlMs)}`,
-    );
+    expect(errorOf(() => createEngine(new S(), silent))).toBe(`S.x: cache.ttlMs must be a whole number of milliseconds >= 0 (a safe integer), got ${JSON.stringify(ttlMs)}`);
   });
 
   it('refuses a cacheScope other than "public" or "private"', () => {
@@ -150,7 +148,7 @@ describe('cache options are checked when the entry is defined', () => {
 
   it('refuses a cache that is not an object', () => {
     expect(errorOf(() => new Registry().addResourceTemplate({ uriTemplate: 'docs://t/{id}', name: 't', cache: 60 as never, handler: () => 'x' }))).toBe(
-      "resource template \"docs://t/{id}\": cache must be an object such as { ttlMs: 60000, cacheScope: 'public' }, got 60",
+      'resource template "docs://t/{id}": cache must be an object such as { ttlMs: 60000, cacheScope: \'public\' }, got 60',
     );
   });
 

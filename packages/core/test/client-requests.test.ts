@@ -11,7 +11,6 @@ import { TestClient, connect, memoryLogger, quietOptions, RpcError } from '@mcpx
 import { CancelledError, ClientRequestError, ErrorCode, Field, McpError, McpServer, Tool, createEngine, type RequestContext } from '../src';
 import { parseMessage, type JsonRpcMessage } from '../src/transport';
 
-
 /** Polls every few ms until `predicate` holds; fails with `what` after 10 s (a bound on waiting, not a speed). */
 async function until(predicate: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -238,7 +237,12 @@ describe('the client answering with an error, or not at all', () => {
     const failure = server.failures[0] as ClientRequestError;
     expect(failure).toBeInstanceOf(ClientRequestError);
     expect(failure).not.toBeInstanceOf(McpError);
-    expect({ method: failure.method, code: failure.code, rpcCode: failure.rpcCode, data: failure.data }).toEqual({ method: 'sampling/createMessage', code: 'MCPX_CLIENT_REQUEST', rpcCode: -1, data: { why: 'busy' } });
+    expect({ method: failure.method, code: failure.code, rpcCode: failure.rpcCode, data: failure.data }).toEqual({
+      method: 'sampling/createMessage',
+      code: 'MCPX_CLIENT_REQUEST',
+      rpcCode: -1,
+      data: { why: 'busy' },
+    });
     client.close();
   });
 

@@ -174,9 +174,7 @@ describe('startup warnings: what a schema only cannot check', () => {
     const server = new LooseServer();
     const engine = createEngine(server, { logger });
     expect(definitionWarnings(engine).map((w) => w.message)).toEqual(expected);
-    expect(lines.map((l) => ({ level: l.level, definition: l.definition, msg: l.msg }))).toEqual(
-      expected.map((msg) => ({ level: 40, definition: 'LooseServer.first', msg })),
-    );
+    expect(lines.map((l) => ({ level: l.level, definition: l.definition, msg: l.msg }))).toEqual(expected.map((msg) => ({ level: 40, definition: 'LooseServer.first', msg })));
     // Built once per server: asking again logs nothing more.
     createEngine(server, { logger });
     expect(lines).toHaveLength(expected.length);
@@ -475,7 +473,11 @@ describe('standard (TC39) decorators, as TypeScript compiles them without experi
   });
 
   it('@Server and @Field too', () => {
-    expect(() => run(compile(`import { Server } from '@mcpx/core'; @Server({ name: 'a', version: '1' }) export class A {}`))).toThrow(/^@Server on class A was applied as a standard \(TC39\) decorator/);
-    expect(() => run(compile(`import { Field } from '@mcpx/core'; export class In { @Field() text!: string; }`))).toThrow(/^@Field on field text was applied as a standard \(TC39\) decorator/);
+    expect(() => run(compile(`import { Server } from '@mcpx/core'; @Server({ name: 'a', version: '1' }) export class A {}`))).toThrow(
+      /^@Server on class A was applied as a standard \(TC39\) decorator/,
+    );
+    expect(() => run(compile(`import { Field } from '@mcpx/core'; export class In { @Field() text!: string; }`))).toThrow(
+      /^@Field on field text was applied as a standard \(TC39\) decorator/,
+    );
   });
 });

@@ -24,7 +24,6 @@ const initParams = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-
 class NameArgs {
   @IsString() name!: string;
 }
@@ -312,9 +311,7 @@ describe('handler errors', () => {
   it('logs the session initialization with the client name', async () => {
     const { logger, lines } = memoryLogger();
     await connect(new ToolsOnly(), { logger, clientInfo: { name: 'inspector', version: '1.2.3' } });
-    expect(lines).toContainEqual(
-      expect.objectContaining({ msg: 'session initialized', client: 'inspector', clientVersion: '1.2.3', protocolVersion: '2025-11-25' }),
-    );
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'session initialized', client: 'inspector', clientVersion: '1.2.3', protocolVersion: '2025-11-25' }));
   });
 });
 

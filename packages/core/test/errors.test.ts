@@ -2,7 +2,18 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '../src';
 import * as transport from '../src/transport';
-import { CancelledError, ClientCapabilityError, ClientRequestError, ClientUnreachableError, DefinitionError, InputRequired, McpError, McpxError, UnknownOptionError, isMcpxError } from '../src';
+import {
+  CancelledError,
+  ClientCapabilityError,
+  ClientRequestError,
+  ClientUnreachableError,
+  DefinitionError,
+  InputRequired,
+  McpError,
+  McpxError,
+  UnknownOptionError,
+  isMcpxError,
+} from '../src';
 import { MCPX_ERROR_CODES, type McpxErrorCode } from '../src/errors';
 import { ElicitationSchemaError, UriTemplateError } from '../src/exports/schema';
 import { ClusterUnavailableError, InvalidTaskCursorError } from '../src/exports/stores';

@@ -23,7 +23,11 @@ describe('InMemoryEventStore', () => {
   it('keeps the last maxEventsPerStream events of a stream', () => {
     const store = new InMemoryEventStore(3);
     for (let i = 1; i <= 5; i++) store.append('s', '1', note(i));
-    expect(datas(store, 's', '1')).toEqual([['1_3', '3'], ['1_4', '4'], ['1_5', '5']]);
+    expect(datas(store, 's', '1')).toEqual([
+      ['1_3', '3'],
+      ['1_4', '4'],
+      ['1_5', '5'],
+    ]);
   });
 
   it('keeps maxStreamsPerSession streams; an evicted stream that speaks again goes on with its numbering', () => {

@@ -39,7 +39,10 @@ function exportedNames(): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [subpath, entry] of Object.entries(ENTRIES)) {
     const source = program.getSourceFile(join(SRC, `${entry}.ts`))!;
-    out[subpath] = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).map((symbol) => symbol.name).sort();
+    out[subpath] = checker
+      .getExportsOfModule(checker.getSymbolAtLocation(source)!)
+      .map((symbol) => symbol.name)
+      .sort();
   }
   return out;
 }
@@ -58,7 +61,11 @@ describe('the exports of @mcpx/core', () => {
 
   it('are the subpaths package.json declares', () => {
     const manifest = JSON.parse(readFileSync(join(__dirname, '../package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    expect(Object.keys(manifest.exports).filter((subpath) => subpath !== './package.json').sort()).toEqual(Object.keys(ENTRIES).sort());
+    expect(
+      Object.keys(manifest.exports)
+        .filter((subpath) => subpath !== './package.json')
+        .sort(),
+    ).toEqual(Object.keys(ENTRIES).sort());
   });
 
   it('name each runtime value of an entry once across the main entry and the subpaths, but for the light errors entry', () => {

@@ -126,7 +126,12 @@ describe('several extensions', () => {
       return next();
     };
 
-  @Server({ name: 'two-extensions', version: '1.0.0', middleware: [marking('@Server')], extensions: [ext({ id: 'org.decorated/b', middleware: [marking('b')], settings: { from: 'decorator' } })] })
+  @Server({
+    name: 'two-extensions',
+    version: '1.0.0',
+    middleware: [marking('@Server')],
+    extensions: [ext({ id: 'org.decorated/b', middleware: [marking('b')], settings: { from: 'decorator' } })],
+  })
   class TwoExtensions {
     @Tool({ description: 'Says hi' })
     hi() {
@@ -173,10 +178,7 @@ describe("setup's server", () => {
     let server!: ExtensionServer;
     const engine = createEngine(host(), {
       ...quietOptions(),
-      extensions: [
-        ext({ setup: (s) => void (server = s) }),
-        ext({ id: 'com.example/off', settings: () => undefined }),
-      ],
+      extensions: [ext({ setup: (s) => void (server = s) }), ext({ id: 'com.example/off', settings: () => undefined })],
     });
     expect(server.registry).toBe(engine.registry);
     expect(server.offered('com.example/ext')).toBe(true);
@@ -234,8 +236,7 @@ describe("setup's server", () => {
 });
 
 describe('a settings function and the capabilities derived from it', () => {
-  const gated = () =>
-    createEngine(host(), { ...quietOptions(), extensions: [ext({ settings: (s) => (s.registry.tools.has('unlock') ? { unlocked: true } : undefined) })] });
+  const gated = () => createEngine(host(), { ...quietOptions(), extensions: [ext({ settings: (s) => (s.registry.tools.has('unlock') ? { unlocked: true } : undefined) })] });
   /** One tool more: the kinds of entries the server has stay the same. */
   const unlock = (engine: ReturnType<typeof gated>) => engine.registry.addTool({ name: 'unlock', description: 'Unlocks', handler: () => 'unlocked' });
 

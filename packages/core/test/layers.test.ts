@@ -291,7 +291,11 @@ describe('the import reader', () => {
   });
 
   it('sees every package with sources', () => {
-    expect(PACKAGES).toEqual(Object.keys(PACKAGE_RANK).filter((pkg) => existsSync(join(PACKAGES_DIR, pkg, 'src'))).sort());
+    expect(PACKAGES).toEqual(
+      Object.keys(PACKAGE_RANK)
+        .filter((pkg) => existsSync(join(PACKAGES_DIR, pkg, 'src')))
+        .sort(),
+    );
     expect(graphs.get('core')!.files.length).toBeGreaterThan(50);
   });
 });
@@ -346,9 +350,7 @@ describe('packages/core/src layers', () => {
       for (const edge of out.values()) {
         const toLayer = coreLayerOf(srcPath(edge.to));
         if (toLayer === undefined || CORE_RANK[toLayer] <= CORE_RANK[fromLayer]) continue;
-        violations.push(
-          `${srcPath(from)} (${fromLayer}, ${CORE_RANK[fromLayer]}) ${edge.typeOnly ? '-type->' : '->'} ${srcPath(edge.to)} (${toLayer}, ${CORE_RANK[toLayer]})`,
-        );
+        violations.push(`${srcPath(from)} (${fromLayer}, ${CORE_RANK[fromLayer]}) ${edge.typeOnly ? '-type->' : '->'} ${srcPath(edge.to)} (${toLayer}, ${CORE_RANK[toLayer]})`);
       }
     }
     expect(violations.sort()).toEqual([]);

@@ -8,14 +8,7 @@ import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { connect, quietOptions, rpcErrorOf } from '@mcpx/testing';
 import { InMemoryTaskStore, McpServer, Tool, type CallToolResult, type RequestContext } from '../src';
-import {
-  DEFAULT_MESSAGE_LIMITS,
-  checkArgumentLimits,
-  decodeMessage,
-  resolveArgumentLimits,
-  resolveMessageLimits,
-  scanMessage,
-} from '../src/transport';
+import { DEFAULT_MESSAGE_LIMITS, checkArgumentLimits, decodeMessage, resolveArgumentLimits, resolveMessageLimits, scanMessage } from '../src/transport';
 
 const quiet = quietOptions();
 const bytes = (text: string) => Buffer.from(text, 'utf8');
@@ -192,9 +185,7 @@ describe('tools/call with hostile arguments', () => {
   it('drops undeclared properties where the tool says so, and applies its own limits over the server’s', async () => {
     const server = new Guarded();
     const client = await connect(server, quiet);
-    expect(textOf(await client.callTool('short', { text: 'hey', lines: [{ sku: 'a', qty: 2, colour: 'red' }], extra: { big: true } }))).toBe(
-      '{"text":"hey","lines":[{"sku":"a","qty":2}]}',
-    );
+    expect(textOf(await client.callTool('short', { text: 'hey', lines: [{ sku: 'a', qty: 2, colour: 'red' }], extra: { big: true } }))).toBe('{"text":"hey","lines":[{"sku":"a","qty":2}]}');
     expect(textOf(await client.callTool('short', { text: 'longer' }))).toBe('Invalid arguments:\n- text: string of 6 characters is longer than the limit of 5');
   });
 

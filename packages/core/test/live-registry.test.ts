@@ -7,7 +7,6 @@ import { type McpEngine } from '../src/transport';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-
 /** Lets queued deliveries (setImmediate) and microtasks (the coalesced flush) run. */
 async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));

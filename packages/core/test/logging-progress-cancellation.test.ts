@@ -7,9 +7,6 @@ import { type JsonRpcNotification } from '../src/transport';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-
-
-
 /** Lets queued deliveries (setImmediate) and the promises behind them run. */
 async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -214,7 +211,7 @@ describe('logging', () => {
     for (const key of ['name', 'level', 'msg']) expect(outside.split(`"${key}":`)).toHaveLength(2);
   });
 
-  it('writes an Error passed as data.err as the line\'s err, with its message and stack', async () => {
+  it("writes an Error passed as data.err as the line's err, with its message and stack", async () => {
     const { logger, lines } = memoryLogger();
     class Failing {
       @Tool()

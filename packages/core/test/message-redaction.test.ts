@@ -1,10 +1,27 @@
 import { REDACTED, isSecretName, loggedBody, redactedJson } from '../src/context/message-redaction';
 
 describe('what the debug log redacts', () => {
-  it.each(['token', 'accessToken', 'access_token', 'refreshToken', 'password', 'newPassword', 'passwd', 'secret', 'clientSecret', 'apiKey', 'api_key', 'API-KEY', 'authorization', 'Authorization', 'cookie', 'Set-Cookie', 'credentials', 'privateKey', 'private_key'])(
-    'treats a property named %s as secret',
-    (name) => expect(isSecretName(name)).toBe(true),
-  );
+  it.each([
+    'token',
+    'accessToken',
+    'access_token',
+    'refreshToken',
+    'password',
+    'newPassword',
+    'passwd',
+    'secret',
+    'clientSecret',
+    'apiKey',
+    'api_key',
+    'API-KEY',
+    'authorization',
+    'Authorization',
+    'cookie',
+    'Set-Cookie',
+    'credentials',
+    'privateKey',
+    'private_key',
+  ])('treats a property named %s as secret', (name) => expect(isSecretName(name)).toBe(true));
 
   it.each(['progressToken', 'maxTokens', 'name', 'author', 'uri', 'keyword', 'passage', 'cursor', 'text'])('leaves a property named %s alone', (name) => {
     expect(isSecretName(name)).toBe(false);

@@ -303,13 +303,13 @@ describe.each([
     expect(seen).not.toContain('handler badParams');
   });
 
-  it("answers -32603 when a server-wide middleware answers a list with something that is not a result object", async () => {
+  it('answers -32603 when a server-wide middleware answers a list with something that is not a result object', async () => {
     const error = await rpcErrorOf(client.request('tools/list', { cursor: 'as-string' }));
     expect(error.code).toBe(-32603);
     expect(error.message).toBe('A middleware answered tools/list with string, not a result object');
   });
 
-  it("checks the scopes of the tool a server-wide middleware redirected a call to", async () => {
+  it('checks the scopes of the tool a server-wide middleware redirected a call to', async () => {
     // sneak → secret: the caller lacks `admin`, so the rewritten call is refused.
     const refused = await rpcErrorOf(client.callTool('sneak'));
     expect(refused.code).toBe(-32003);

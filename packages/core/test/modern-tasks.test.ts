@@ -505,7 +505,11 @@ describe('who may reach a task', () => {
       await until(() => capped.tasks.runningCount === 1, "alice's cancelled work to end");
       const again = await resultOf(capped, 'tools/call', { name: 'slow', arguments: { label: 'd' } }, WITH_TASKS, alice);
       expect(again.resultType).toBe('task');
-      for (const [id, who] of [[again.taskId, alice], [bobs.taskId, bob]] as const) await resultOf(capped, 'tasks/cancel', { taskId: id }, WITH_TASKS, who);
+      for (const [id, who] of [
+        [again.taskId, alice],
+        [bobs.taskId, bob],
+      ] as const)
+        await resultOf(capped, 'tasks/cancel', { taskId: id }, WITH_TASKS, who);
     } finally {
       capped.close();
     }

@@ -32,7 +32,12 @@ describe('checkOptions', () => {
   it('names an unknown key and where it was given, with the known key it is within two edits of', () => {
     const err = thrownBy(() => checkOptions('listen()', { maxRequestInFlight: 5 }, known))!;
     expect(err.message).toBe('unknown option `maxRequestInFlight` in listen(); did you mean `maxRequestsInFlight`?');
-    expect([err.name, err.code, err.where, err.unknown]).toEqual(['UnknownOptionError', 'MCPX_OPTION_UNKNOWN', 'listen()', [{ name: 'maxRequestInFlight', suggestion: 'maxRequestsInFlight' }]]);
+    expect([err.name, err.code, err.where, err.unknown]).toEqual([
+      'UnknownOptionError',
+      'MCPX_OPTION_UNKNOWN',
+      'listen()',
+      [{ name: 'maxRequestInFlight', suggestion: 'maxRequestsInFlight' }],
+    ]);
     expect(isMcpxError(err, 'MCPX_OPTION_UNKNOWN')).toBe(true);
   });
 
@@ -83,7 +88,7 @@ describe('@Server options', () => {
     await expect(connect(new Cased(), silent)).rejects.toThrow('unknown option `Instructions` in @Server() on Cased; did you mean `instructions`?');
   });
 
-  it("is checked on every composed object, not only the one giving the identity", () => {
+  it('is checked on every composed object, not only the one giving the identity', () => {
     @Server({ name: 'first', version: '1.0.0' })
     class First {}
     @Server({ name: 'second', version: '1.0.0', websiteURL: 'https://example.com' } as ServerOptions)

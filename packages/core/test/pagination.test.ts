@@ -70,7 +70,6 @@ async function page(client: TestClient, kind: (typeof KINDS)[number], cursor?: s
   return { items: result[kind.key].map(kind.id), nextCursor: result.nextCursor };
 }
 
-
 describe('pagination', () => {
   let server: Paged;
   let client: TestClient;

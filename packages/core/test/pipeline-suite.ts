@@ -50,12 +50,18 @@ const anyResult: StandardSchemaV1<unknown, Record<string, unknown>> = {
     version: 1,
     vendor: 'pipeline-suite',
     validate: (value) =>
-      value !== null && typeof value === 'object' && !Array.isArray(value) ? { value: value as Record<string, unknown> } : { issues: [{ message: `not an object: ${JSON.stringify(value)}` }] },
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: `not an object: ${JSON.stringify(value)}` }] },
   },
 };
 
 /** A 2025-11-25 client that can show forms and accepts every question. */
-export async function legacyPeer(transport: LegacyTransport, name: string, options: { close?: () => Promise<void>; sessionId?: () => string | undefined } = {}): Promise<Peer & { client: LegacyClient }> {
+export async function legacyPeer(
+  transport: LegacyTransport,
+  name: string,
+  options: { close?: () => Promise<void>; sessionId?: () => string | undefined } = {},
+): Promise<Peer & { client: LegacyClient }> {
   const { close } = options;
   const client = new LegacyClient({ name, version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   const peer = {
@@ -288,12 +294,7 @@ export function extensionSuite(rig: Rig): void {
     // Its middleware is server-wide: it runs around the core's methods too, after the server's.
     probe.reset();
     expect(textOf(await peer.callTool('hello'))).toBe('hello');
-    expect(probe.seen.filter((s) => s.endsWith(' tools/call') || s.startsWith('handler '))).toEqual([
-      'options tools/call',
-      'server tools/call',
-      'extension tools/call',
-      'handler hello',
-    ]);
+    expect(probe.seen.filter((s) => s.endsWith(' tools/call') || s.startsWith('handler '))).toEqual(['options tools/call', 'server tools/call', 'extension tools/call', 'handler hello']);
   });
 
   it.each(['legacy', 'modern'] as const)('refuses params its class rejects with -32602 (%s), naming the field', async (era) => {

@@ -7,7 +7,6 @@ import { type CompletionContext } from '../src/exports/registry';
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-
 class SummarizeArgs {
   @Field({ title: 'Note', description: 'The id of the note' }) @IsString() noteId!: string;
   @Field({ description: 'brief or detailed' }) @IsOptional() @IsIn(['brief', 'detailed']) style?: string;

@@ -5,7 +5,6 @@ import { McpServer, Resource, ResourceTemplate, type ReadResourceResult, type Re
 
 const quiet = { logger: pino({ level: 'silent' }) };
 
-
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
 
 class Files extends McpServer {
@@ -196,15 +195,7 @@ describe('resources', () => {
   describe('listing', () => {
     it('lists fixed resources with their definitions', async () => {
       const { resources } = await client.listResources();
-      expect(resources.map((r) => r.uri)).toEqual([
-        'mem://readme',
-        'mem://plain',
-        'mem://logo.png',
-        'mem://bytes',
-        'mem://config',
-        'mem://multi',
-        'mem://users/admin',
-      ]);
+      expect(resources.map((r) => r.uri)).toEqual(['mem://readme', 'mem://plain', 'mem://logo.png', 'mem://bytes', 'mem://config', 'mem://multi', 'mem://users/admin']);
       expect(resources[0]).toEqual({ uri: 'mem://readme', name: 'readme', description: 'The readme', mimeType: 'text/markdown' });
     });
 

@@ -2,18 +2,7 @@ import 'reflect-metadata';
 import { IsInt, IsOptional, IsString, Min } from 'class-validator';
 import pino from 'pino';
 import { connect } from '@mcpx/testing';
-import {
-  Complete,
-  DefinitionError,
-  Field,
-  Prompt,
-  Resource,
-  ResourceTemplate,
-  Server,
-  Tool,
-  createEngine,
-  type RequestContext,
-} from '../src';
+import { Complete, DefinitionError, Field, Prompt, Resource, ResourceTemplate, Server, Tool, createEngine, type RequestContext } from '../src';
 import { buildRegistry, scanObject } from '../src/transport';
 
 const quiet = { logger: pino({ level: 'silent' }) };
@@ -571,9 +560,7 @@ describe('scanner: listed definitions', () => {
         _meta: { t: true },
       },
     ]);
-    expect(await client.listAll('prompts')).toEqual([
-      { name: 'fullPrompt', title: 'Full prompt', description: 'A prompt with every field', icons, _meta: { p: 'q' } },
-    ]);
+    expect(await client.listAll('prompts')).toEqual([{ name: 'fullPrompt', title: 'Full prompt', description: 'A prompt with every field', icons, _meta: { p: 'q' } }]);
   });
 
   describe('raw inputSchema', () => {

@@ -123,9 +123,7 @@ describe('requests that end without a result', () => {
     const held = c.callTool('wait', { gate: 'hold-modern' });
     await waitUntil(() => fixture.waiting.has('hold-modern'), 'the first call to wait');
     expect((await rpcErrorOf(c.callTool('greet', { name: 'Ada' }))).code).toBe(-32004);
-    expect(await kit.points('mcpx.refusal.count')).toEqual([
-      expect.objectContaining({ attributes: { 'mcpx.refusal.reason': 'limit', 'mcpx.limit': 'maxRequestsInFlight' }, value: 1 }),
-    ]);
+    expect(await kit.points('mcpx.refusal.count')).toEqual([expect.objectContaining({ attributes: { 'mcpx.refusal.reason': 'limit', 'mcpx.limit': 'maxRequestsInFlight' }, value: 1 })]);
     fixture.open('hold-modern');
     await held;
   });

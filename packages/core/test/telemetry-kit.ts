@@ -57,11 +57,21 @@ export function otelKit(): OtelKit {
     spans,
     span(name) {
       const found = named(name);
-      if (found.length !== 1) throw new Error(`expected one span named ${JSON.stringify(name)}, found ${found.length}; ended: ${spans().map((s) => s.name).join(', ')}`);
+      if (found.length !== 1)
+        throw new Error(
+          `expected one span named ${JSON.stringify(name)}, found ${found.length}; ended: ${spans()
+            .map((s) => s.name)
+            .join(', ')}`,
+        );
       return found[0]!;
     },
     async waitForSpan(name, count = 1) {
-      await waitUntil(() => named(name).length >= count, `${count} span(s) named ${JSON.stringify(name)} (ended: ${spans().map((s) => s.name).join(', ')})`);
+      await waitUntil(
+        () => named(name).length >= count,
+        `${count} span(s) named ${JSON.stringify(name)} (ended: ${spans()
+          .map((s) => s.name)
+          .join(', ')})`,
+      );
       return named(name)[count - 1]!;
     },
     reset: () => exporter.reset(),
@@ -113,7 +123,12 @@ export function nanos(time: HrTime): bigint {
 
 /** A W3C traceparent of fresh random ids, sampled; its trace and span id. */
 export function newTraceparent(): { traceparent: string; traceId: string; spanId: string } {
-  const hex = (bytes: number) => Array.from({ length: bytes }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0')).join('');
+  const hex = (bytes: number) =>
+    Array.from({ length: bytes }, () =>
+      Math.floor(Math.random() * 256)
+        .toString(16)
+        .padStart(2, '0'),
+    ).join('');
   const traceId = hex(16);
   const spanId = hex(8);
   return { traceparent: `00-${traceId}-${spanId}-01`, traceId, spanId };

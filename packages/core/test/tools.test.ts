@@ -2,21 +2,7 @@ import 'reflect-metadata';
 import { ArrayMinSize, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { connect, type TestClient, rpcErrorOf, memoryLogger } from '@mcpx/testing';
-import {
-  Field,
-  McpError,
-  Tool,
-  audio,
-  embeddedResource,
-  image,
-  resourceLink,
-  text,
-  toolError,
-  type CallToolResult,
-  type RequestContext,
-} from '../src';
-
-
+import { Field, McpError, Tool, audio, embeddedResource, image, resourceLink, text, toolError, type CallToolResult, type RequestContext } from '../src';
 
 const textOf = (result: CallToolResult) => result.content.map((c) => (c as { text: string }).text).join('\n');
 
@@ -168,13 +154,7 @@ class Tools {
   }
   @Tool()
   returnsBlocks(_input: void) {
-    return [
-      text('a'),
-      audio('AAAA', 'audio/wav'),
-      'b',
-      resourceLink({ uri: 'mem://x', name: 'x' }),
-      embeddedResource('mem://y', 'inline', { mimeType: 'text/plain' }),
-    ];
+    return [text('a'), audio('AAAA', 'audio/wav'), 'b', resourceLink({ uri: 'mem://x', name: 'x' }), embeddedResource('mem://y', 'inline', { mimeType: 'text/plain' })];
   }
   @Tool()
   returnsResult(_input: void): CallToolResult {

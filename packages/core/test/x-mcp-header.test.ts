@@ -207,7 +207,7 @@ describe('x-mcp-header rules, checked when a tool is defined from a class', () =
     }
     expect(errorFor(In)).toBe(
       'S.lookup (tool "lookup"): invalid x-mcp-header: input property "limit": x-mcp-header "Limit" needs a property of type "string", "integer" or "boolean", ' +
-        "declared in the property's own schema, got type \"number\" (numbers are not allowed: use an integer)",
+        'declared in the property\'s own schema, got type "number" (numbers are not allowed: use an integer)',
     );
   });
 
@@ -215,7 +215,9 @@ describe('x-mcp-header rules, checked when a tool is defined from a class', () =
     class Tags {
       @Field({ header: 'Tags' }) @IsString({ each: true }) tags!: string[];
     }
-    expect(errorFor(Tags)).toContain('input property "tags": x-mcp-header "Tags" needs a property of type "string", "integer" or "boolean", declared in the property\'s own schema, got type "array"');
+    expect(errorFor(Tags)).toContain(
+      'input property "tags": x-mcp-header "Tags" needs a property of type "string", "integer" or "boolean", declared in the property\'s own schema, got type "array"',
+    );
     class Whole {
       @Field({ header: 'Target' }) @ValidateNested() @Type(() => Target) target!: Target;
     }
@@ -312,7 +314,9 @@ describe('x-mcp-header in a raw inputSchema', () => {
   });
 
   it('refuses an annotation on the root schema', () => {
-    expect(errorFor({ type: 'object', 'x-mcp-header': 'Root' })).toContain('x-mcp-header "Root" is only allowed on a property reached from the root through "properties" alone (not on the root schema itself)');
+    expect(errorFor({ type: 'object', 'x-mcp-header': 'Root' })).toContain(
+      'x-mcp-header "Root" is only allowed on a property reached from the root through "properties" alone (not on the root schema itself)',
+    );
   });
 
   it('refuses a property whose type comes from a $ref beside the annotation (the type must be its own)', () => {

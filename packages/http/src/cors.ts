@@ -40,16 +40,7 @@ export const CORS_METHODS: readonly string[] = ['GET', 'POST', 'DELETE', 'OPTION
  * The Mcp-Param-{Name} headers of 2026-07-28 vary with the tools, and a preflight's answer must
  * name each: those a preflight asks for are allowed as asked (registerCors).
  */
-export const CORS_ALLOWED_HEADERS: readonly string[] = [
-  'Content-Type',
-  'Accept',
-  'Authorization',
-  'Mcp-Session-Id',
-  'MCP-Protocol-Version',
-  'Last-Event-ID',
-  'Mcp-Method',
-  'Mcp-Name',
-];
+export const CORS_ALLOWED_HEADERS: readonly string[] = ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID', 'Mcp-Method', 'Mcp-Name'];
 
 /** Response headers a page's script may read besides the CORS-safelisted ones. */
 export const CORS_EXPOSED_HEADERS: readonly string[] = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'WWW-Authenticate', 'Retry-After'];

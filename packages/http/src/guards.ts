@@ -14,11 +14,7 @@ export interface OriginHostPolicy {
 }
 
 /** `corsOrigins`: the origins CORS is on for, allowed by the Origin check as well. */
-export function originHostPolicy(
-  allowedOrigins: string[] | undefined,
-  allowedHosts: string[] | undefined,
-  corsOrigins: readonly string[] | '*' = [],
-): OriginHostPolicy {
+export function originHostPolicy(allowedOrigins: string[] | undefined, allowedHosts: string[] | undefined, corsOrigins: readonly string[] | '*' = []): OriginHostPolicy {
   const origins =
     allowedOrigins?.includes('*') || corsOrigins === '*'
       ? '*'

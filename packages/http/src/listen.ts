@@ -60,7 +60,9 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   const redis = options.cluster ? undefined : (options.redis ?? redisFromEnv());
   // An engine is built once, with or without a cluster: one built without cannot share state later.
   if ((redis !== undefined || options.cluster) && server instanceof McpEngine && !server.cluster) {
-    throw new Error('listen(): Redis (the redis option or MCPX_REDIS_URL) needs the decorated server, not an engine built without it; pass the server itself, or build the engine with createEngine(server, { cluster })');
+    throw new Error(
+      'listen(): Redis (the redis option or MCPX_REDIS_URL) needs the decorated server, not an engine built without it; pass the server itself, or build the engine with createEngine(server, { cluster })',
+    );
   }
   const ownCluster = redis === undefined ? undefined : await startRedisCluster(redis, logger);
   const cluster = options.cluster ?? ownCluster;

@@ -80,11 +80,7 @@ export type HeaderMismatch = string;
  * `toolHeaders` gives the header parameters a tool declares (ToolEntry.headerParameters, worked out
  * once when the tool was defined; none for a tool that does not exist).
  */
-export function checkModernHeaders(
-  headers: IncomingHttpHeaders,
-  request: JsonRpcRequest,
-  toolHeaders: (name: string) => readonly HeaderParameter[] | undefined,
-): HeaderMismatch | undefined {
+export function checkModernHeaders(headers: IncomingHttpHeaders, request: JsonRpcRequest, toolHeaders: (name: string) => readonly HeaderParameter[] | undefined): HeaderMismatch | undefined {
   const method = headers[METHOD_HEADER];
   if (method === undefined) return `Header mismatch: the Mcp-Method header is required (the body's method is ${JSON.stringify(request.method)})`;
   if (method !== request.method) return `Header mismatch: Mcp-Method header value ${quote(method)} does not match the body's method ${JSON.stringify(request.method)}`;

@@ -128,22 +128,22 @@ export interface ResolvedMetricsOptions {
 }
 
 export type ResolvedHttpOptions = Omit<McpHttpOptions, 'cors' | 'metrics'> & { cors?: ResolvedCorsOptions; metrics?: ResolvedMetricsOptions } & Required<
-  Pick<
-    McpHttpOptions,
-    | 'path'
-    | 'stateless'
-    | 'jsonResponse'
-    | 'enableGetStream'
-    | 'sessionIdleTimeoutMs'
-    | 'maxSessions'
-    | 'retryMs'
-    | 'sseMaxConnectionMs'
-    | 'sseHeartbeatMs'
-    | 'maxBodyBytes'
-    | 'requestLogging'
-    | 'healthRoutes'
-  >
->;
+    Pick<
+      McpHttpOptions,
+      | 'path'
+      | 'stateless'
+      | 'jsonResponse'
+      | 'enableGetStream'
+      | 'sessionIdleTimeoutMs'
+      | 'maxSessions'
+      | 'retryMs'
+      | 'sseMaxConnectionMs'
+      | 'sseHeartbeatMs'
+      | 'maxBodyBytes'
+      | 'requestLogging'
+      | 'healthRoutes'
+    >
+  >;
 
 export function resolveOptions(options: McpHttpOptions): ResolvedHttpOptions {
   const path = options.path ?? '/mcp';

@@ -219,7 +219,12 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   app.delete(options.path, { config }, (request, reply) => handleDelete(ctx, request, reply));
   // Every other method on the endpoint's path: 405 with Allow. With CORS on, OPTIONS stays on this
   // list: a preflight from a CORS origin is answered by the CORS hook before this route's own hook.
-  refuseOtherMethods(app, options.path, allowedMethods(options), routableMethods(app).filter((m) => !ENDPOINT_METHODS.has(m)));
+  refuseOtherMethods(
+    app,
+    options.path,
+    allowedMethods(options),
+    routableMethods(app).filter((m) => !ENDPOINT_METHODS.has(m)),
+  );
 
   if (options.healthRoutes) registerHealthRoutes(app, handle);
 

@@ -119,16 +119,7 @@ describe('a browser client (Chromium, the official SDK) over CORS', () => {
       executablePath: CHROMIUM,
       headless: true,
       // Without these, Chromium phones home (updates, sync, QUIC probes) on a closed network.
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
   });
 

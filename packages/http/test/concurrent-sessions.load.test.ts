@@ -91,10 +91,12 @@ describe('1,000 concurrent sessions', () => {
     expect(store.sessionCount).toBe(SESSIONS);
 
     // Watch a sample of the server's session objects: after DELETE nothing may hold them.
-    const sessions = ids.filter((_, i) => i % 50 === 0).flatMap((id) => {
-      const h = server.endpoint.sessions.get(id)!;
-      return [new WeakRef<object>(h), new WeakRef<object>(h.session)];
-    });
+    const sessions = ids
+      .filter((_, i) => i % 50 === 0)
+      .flatMap((id) => {
+        const h = server.endpoint.sessions.get(id)!;
+        return [new WeakRef<object>(h), new WeakRef<object>(h.session)];
+      });
 
     const deleted = await pool(SESSIONS, IN_FLIGHT, async (i) => {
       const res = await deleteSession(server.url, ids[i]!, agent);

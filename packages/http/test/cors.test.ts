@@ -4,31 +4,9 @@ import Fastify from 'fastify';
 import fastifyCors from '@fastify/cors';
 import pino from 'pino';
 import { McpServer, Server, Tool } from '@mcpx/core';
-import {
-  CORS_ALLOWED_HEADERS,
-  CORS_EXPOSED_HEADERS,
-  InvalidTokenError,
-  mcpx,
-  normalizeOrigin,
-  resolveCors,
-  type ListenOptions,
-  type McpHttpServer,
-} from '@mcpx/http';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, InvalidTokenError, mcpx, normalizeOrigin, resolveCors, type ListenOptions, type McpHttpServer } from '@mcpx/http';
 import { corsOptions } from '../../../docs/examples/transports-cors';
-import {
-  LATEST,
-  callTool,
-  getHeaders,
-  initializeBody,
-  notification,
-  openSse,
-  postHeaders,
-  request,
-  rpc,
-  startServer,
-  type Headers,
-  type RawResponse,
-} from './http-kit';
+import { LATEST, callTool, getHeaders, initializeBody, notification, openSse, postHeaders, request, rpc, startServer, type Headers, type RawResponse } from './http-kit';
 
 /**
  * CORS for browser clients, over real HTTP to a listening server: preflights, the headers on every
@@ -106,9 +84,16 @@ describe('CORS on: preflights', () => {
     expect(res.headers['content-length']).toBe('0');
     expect(res.headers['access-control-allow-origin']).toBe(PAGE);
     expect(listed(res.headers['access-control-allow-methods'])).toEqual(['get', 'post', 'delete', 'options']);
-    expect(listed(res.headers['access-control-allow-headers'])).toEqual(
-      ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'mcp-method', 'mcp-name'],
-    );
+    expect(listed(res.headers['access-control-allow-headers'])).toEqual([
+      'content-type',
+      'accept',
+      'authorization',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'last-event-id',
+      'mcp-method',
+      'mcp-name',
+    ]);
     expect(listed(res.headers['access-control-expose-headers'])).toEqual(['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after']);
     expect(res.headers['access-control-max-age']).toBe('7200');
     expect(listed(res.headers.vary)).toContain('origin');
@@ -295,9 +280,7 @@ describe('CORS configurations refused at startup', () => {
   const start = (cors: ListenOptions['cors']) => startServer(new Fixture(), { cors });
 
   it('refuses "*" with credentials, saying why', async () => {
-    await expect(start({ origins: ['*'], credentials: true })).rejects.toThrow(
-      /^cors: credentials cannot be combined with origins "\*": .* list the origins instead$/,
-    );
+    await expect(start({ origins: ['*'], credentials: true })).rejects.toThrow(/^cors: credentials cannot be combined with origins "\*": .* list the origins instead$/);
   });
 
   it.each([
@@ -433,9 +416,7 @@ describe('the plugin with CORS, under a prefix, next to the app’s own routes',
   it('refuses to start when the app already registers @fastify/cors, saying where to configure it', async () => {
     const other = Fastify({ loggerInstance: pino({ level: 'silent' }) });
     await other.register(fastifyCors, { origin: [PAGE] });
-    await expect(other.register(mcpx, { server: new Fixture(), prefix: '/api', cors: { origins: [PAGE] } })).rejects.toThrow(
-      /^cors: this app already registers @fastify\/cors/,
-    );
+    await expect(other.register(mcpx, { server: new Fixture(), prefix: '/api', cors: { origins: [PAGE] } })).rejects.toThrow(/^cors: this app already registers @fastify\/cors/);
     await other.close();
   });
 

@@ -37,7 +37,13 @@ function responseOf(res: RawResponse): any {
   if (String(res.headers['content-type']).startsWith('application/json')) return jsonOf(res);
   const data = res.body
     .split('\n\n')
-    .map((block) => block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n'))
+    .map((block) =>
+      block
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
+        .join('\n'),
+    )
     .filter((d) => d !== '')
     .map((d) => JSON.parse(d));
   return data.find((m) => m.id !== undefined && (m.result !== undefined || m.error !== undefined));

@@ -1,18 +1,7 @@
 import 'reflect-metadata';
 import { McpServer, Server, Tool } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
-import {
-  LATEST,
-  getHeaders,
-  initializeBody,
-  notification,
-  openSession,
-  post,
-  request,
-  rpc,
-  startServer,
-  type RawResponse,
-} from './http-kit';
+import { LATEST, getHeaders, initializeBody, notification, openSession, post, request, rpc, startServer, type RawResponse } from './http-kit';
 
 /**
  * The JSON-RPC error bodies of the endpoint's HTTP errors: never `"id": null`. No id where the

@@ -83,15 +83,12 @@ export function rpcErrorOf(response: RawResponse, id?: string | number): { code:
 
 export const rpc = (id: string | number, method: string, params?: Record<string, unknown>) =>
   JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
-export const notification = (method: string, params?: Record<string, unknown>) =>
-  JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+export const notification = (method: string, params?: Record<string, unknown>) => JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
 
 /** tools/call with a progress token, so the tool's ctx.progress reaches the client. */
-export const callTool = (id: string | number, name: string, args: Record<string, unknown> = {}) =>
-  rpc(id, 'tools/call', { name, arguments: args, _meta: { progressToken: `p-${id}` } });
+export const callTool = (id: string | number, name: string, args: Record<string, unknown> = {}) => rpc(id, 'tools/call', { name, arguments: args, _meta: { progressToken: `p-${id}` } });
 
-export const initializeBody = (version = LATEST) =>
-  rpc(0, 'initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw-test', version: '1.0.0' } });
+export const initializeBody = (version = LATEST) => rpc(0, 'initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw-test', version: '1.0.0' } });
 
 /** Headers for a POST in a session. */
 export function postHeaders(session?: string, extra: Headers = {}): Headers {

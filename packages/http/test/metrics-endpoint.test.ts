@@ -58,7 +58,8 @@ function samplesOf(text: string): Sample[] {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/.exec(line);
     if (!match) throw new Error(`not a sample line: ${JSON.stringify(line)}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;
@@ -131,7 +132,13 @@ describe('GET /metrics next to the endpoint', () => {
     // The histogram, with the labels of the MCP conventions: one call each, in the conventions' buckets.
     const echo = one(samples, 'mcp_server_operation_duration_seconds_count', tools('echo'));
     expect(echo.value).toBe(1);
-    expect(echo.labels).toMatchObject({ gen_ai_operation_name: 'execute_tool', mcp_protocol_version: '2025-11-25', network_transport: 'tcp', network_protocol_name: 'http', network_protocol_version: '1.1' });
+    expect(echo.labels).toMatchObject({
+      gen_ai_operation_name: 'execute_tool',
+      mcp_protocol_version: '2025-11-25',
+      network_transport: 'tcp',
+      network_protocol_name: 'http',
+      network_protocol_version: '1.1',
+    });
     expect(echo.labels).not.toHaveProperty('error_type');
     expect(response.body).toMatch(/^mcp_server_operation_duration_seconds_bucket\{[^}]*mcp_method_name="tools\/call"[^}]*gen_ai_tool_name="echo"[^}]*le="0\.01"\} [01]$/m);
     const buckets = find(samples, 'mcp_server_operation_duration_seconds_bucket', tools('echo')).map((s) => s.labels.le);

@@ -3,35 +3,8 @@ import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import { McpServer, Prompt, Resource, Server, Tool, type RequestContext } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
-import {
-  Gate,
-  JSON_TYPE,
-  callTool,
-  jsonOf,
-  openSession,
-  openSse,
-  post,
-  postSse,
-  request,
-  rpc,
-  rpcErrorOf,
-  startServer,
-  summarize,
-} from './http-kit';
-import {
-  META_CAPABILITIES,
-  META_LOG_LEVEL,
-  META_VERSION,
-  MODERN,
-  messagesOf,
-  modernBody,
-  modernHeaders,
-  modernMeta,
-  modernPost,
-  refusalOf,
-  responseOf,
-  sentinel,
-} from './modern-kit';
+import { Gate, JSON_TYPE, callTool, jsonOf, openSession, openSse, post, postSse, request, rpc, rpcErrorOf, startServer, summarize } from './http-kit';
+import { META_CAPABILITIES, META_LOG_LEVEL, META_VERSION, MODERN, messagesOf, modernBody, modernHeaders, modernMeta, modernPost, refusalOf, responseOf, sentinel } from './modern-kit';
 
 /** What the fixture's tools tell the test, as they happen (no timers: the test waits for these). */
 const events = new EventEmitter();
@@ -297,15 +270,20 @@ describe('2026-07-28 over Streamable HTTP, beside 2025-11-25 on the same endpoin
       expect(refusalOf(await modernPost(url, 32, 'tools/call', { name: 'chatter', arguments: {} }, { 'mcp-name': value }), 400, 32).code).toBe(-32020);
     });
 
-    const locate = (id: number, args: Record<string, unknown>, headers: Record<string, string | undefined>) => modernPost(url, id, 'tools/call', { name: 'locate', arguments: args }, headers);
+    const locate = (id: number, args: Record<string, unknown>, headers: Record<string, string | undefined>) =>
+      modernPost(url, id, 'tools/call', { name: 'locate', arguments: args }, headers);
 
     it('accepts Mcp-Param-* headers that match: strings (plain or encoded), integers numerically, booleans, nested properties', async () => {
-      const res = await locate(40, { region: 'eu-west', count: 42, exact: true, where: { zone: 'Zürich' } }, {
-        'mcp-param-region': 'eu-west',
-        'MCP-PARAM-COUNT': '42.0',
-        'mcp-param-exact': 'true',
-        'mcp-param-zone': sentinel('Zürich'),
-      });
+      const res = await locate(
+        40,
+        { region: 'eu-west', count: 42, exact: true, where: { zone: 'Zürich' } },
+        {
+          'mcp-param-region': 'eu-west',
+          'MCP-PARAM-COUNT': '42.0',
+          'mcp-param-exact': 'true',
+          'mcp-param-zone': sentinel('Zürich'),
+        },
+      );
       expect(text(responseOf(res, 40))).toBe('eu-west/42/true/Zürich');
     });
 
@@ -365,7 +343,11 @@ describe('2026-07-28 over Streamable HTTP, beside 2025-11-25 on the same endpoin
     it('over SSE: the handler sees its signal abort', async () => {
       const started = once(events, 'started');
       const aborted = once(events, 'aborted');
-      const stream = await openSse(url, { method: 'POST', headers: modernHeaders('tools/call', 'waitForCancel'), body: modernBody(50, 'tools/call', { name: 'waitForCancel', arguments: {} }) });
+      const stream = await openSse(url, {
+        method: 'POST',
+        headers: modernHeaders('tools/call', 'waitForCancel'),
+        body: modernBody(50, 'tools/call', { name: 'waitForCancel', arguments: {} }),
+      });
       await started;
       stream.abort();
       const [reason] = await aborted;
@@ -468,7 +450,9 @@ describe('2026-07-28 CORS preflight', () => {
       },
     });
     expect(res.status).toBe(204);
-    const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+    const allowed = String(res.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     expect(allowed).toEqual(expect.arrayContaining(['mcp-method', 'mcp-name', 'mcp-param-region', 'mcp-param-count', 'mcp-protocol-version']));
     expect(String(res.headers['access-control-expose-headers']).toLowerCase()).toBe('mcp-session-id, mcp-protocol-version, www-authenticate, retry-after');
   });

@@ -31,13 +31,12 @@ describe('listen() options', () => {
     await expect(listen(new Checked(), { port: 0, logger: silent(), handleSignal: false } as ListenOptions)).rejects.toThrow(
       'unknown option `handleSignal` in listen(); did you mean `handleSignals`?',
     );
-    await expect(listen(new Checked(), { port: 0, logger: silent(), handleSignals: false, sessions: 3 } as ListenOptions)).rejects.toThrow(
-      'unknown option `sessions` in listen()',
-    );
+    await expect(listen(new Checked(), { port: 0, logger: silent(), handleSignals: false, sessions: 3 } as ListenOptions)).rejects.toThrow('unknown option `sessions` in listen()');
   });
 
   it("takes the engine's options, the endpoint's and its own, and serves only the spec's Implementation fields as serverInfo", async () => {
-    const options: Required<Pick<ListenOptions, 'host' | 'port' | 'handleSignals' | 'shutdownTimeoutMs' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs' | 'requestTimeoutMs' | 'fastify'>> & ListenOptions = {
+    const options: Required<Pick<ListenOptions, 'host' | 'port' | 'handleSignals' | 'shutdownTimeoutMs' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs' | 'requestTimeoutMs' | 'fastify'>> &
+      ListenOptions = {
       host: '127.0.0.1',
       port: 0,
       handleSignals: false,

@@ -53,7 +53,11 @@ async function serve(env: Record<string, string>, options: Record<string, unknow
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const line = await waitFor(() => (stdout.includes('\n') ? stdout.slice(0, stdout.indexOf('\n')) : child.exitCode !== null ? `exited ${child.exitCode}` : undefined), () => `the server's URL (stderr: ${stderr})`, 60_000);
+  const line = await waitFor(
+    () => (stdout.includes('\n') ? stdout.slice(0, stdout.indexOf('\n')) : child.exitCode !== null ? `exited ${child.exitCode}` : undefined),
+    () => `the server's URL (stderr: ${stderr})`,
+    60_000,
+  );
   if (!line.startsWith('{')) throw new Error(`the fixture did not start: ${line}; stderr: ${stderr}`);
   return { ...(JSON.parse(line) as { url: string; metricsUrl?: string }), child, stderr: () => stderr };
 }
@@ -73,7 +77,11 @@ async function oneCall(url: string): Promise<void> {
   await peer.client.close();
 }
 
-const operationPoints = () => receiver.metrics().filter((m) => m.name === 'mcp.server.operation.duration').flatMap((m) => m.points);
+const operationPoints = () =>
+  receiver
+    .metrics()
+    .filter((m) => m.name === 'mcp.server.operation.duration')
+    .flatMap((m) => m.points);
 
 describe('listen() with otel', () => {
   it.each(['http/json', 'http/protobuf'])('exports the request spans and the metrics over OTLP (%s), flushed when the server stops', async (protocol) => {
@@ -107,7 +115,10 @@ describe('listen() with otel', () => {
 
     expect(operationPoints()).toContainEqual(expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo' }) }));
     // The session ended before the last export: its duration is in it.
-    const sessions = receiver.metrics().filter((m) => m.name === 'mcp.server.session.duration').flatMap((m) => m.points);
+    const sessions = receiver
+      .metrics()
+      .filter((m) => m.name === 'mcp.server.session.duration')
+      .flatMap((m) => m.points);
     expect(sessions).toContainEqual(expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'network.transport': 'tcp', 'mcp.protocol.version': '2025-11-25' }) }));
   });
 
@@ -134,7 +145,9 @@ describe('listen() without @mcpx/otel installed', () => {
     jest.doMock('@mcpx/otel', () => {
       throw Object.assign(new Error("Cannot find module '@mcpx/otel'"), { code: 'MODULE_NOT_FOUND' });
     });
-    await expect(startServer(new Plain(), { otel: true })).rejects.toThrow('OpenTelemetry (the otel and metrics options, MCPX_OTEL, MCPX_METRICS) needs the @mcpx/otel package: npm install @mcpx/otel');
+    await expect(startServer(new Plain(), { otel: true })).rejects.toThrow(
+      'OpenTelemetry (the otel and metrics options, MCPX_OTEL, MCPX_METRICS) needs the @mcpx/otel package: npm install @mcpx/otel',
+    );
     await expect(startServer(new Plain(), { metrics: true })).rejects.toThrow('needs the @mcpx/otel package');
   });
 });

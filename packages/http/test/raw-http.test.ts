@@ -252,47 +252,38 @@ describe('Streamable HTTP, raw: header and body checks', () => {
   });
 
   describe('Origin (DNS rebinding)', () => {
-    it.each(['https://evil.example.com', 'http://localhost.evil.example.com', 'null', 'http://127.0.0.1.nip.io:8080'])(
-      'refuses Origin %s with 403 on every method',
-      async (origin) => {
-        for (const res of [
-          await post(url, initializeBody(), undefined, { origin }),
-          await post(url, rpc(1, 'ping'), session, { origin }),
-          await request(url, { headers: { ...getHeaders(session), origin } }),
-          await request(url, { method: 'DELETE', headers: { 'mcp-session-id': session, origin } }),
-        ]) {
-          expect(res.status).toBe(403);
-          const error = rpcErrorOf(res);
-          expect(error.code).toBe(TRANSPORT_ERROR);
-          expect(error.message).toBe(`Forbidden: Origin ${origin} is not allowed`);
-        }
-        // Refused before anything was done: the session is still there.
-        expect(server.endpoint.sessions.get(session)).toBeDefined();
-      },
-    );
-
-    it.each(['http://localhost:5173', 'http://127.0.0.1:8080', 'http://127.0.0.2', 'http://[::1]:3000', 'https://localhost'])(
-      'allows the loopback Origin %s by default',
-      async (origin) => {
-        const res = await post(url, initializeBody(), undefined, { origin });
-        expect(res.status).toBe(200);
-        await deleteSession(url, res.headers['mcp-session-id'] as string);
-      },
-    );
-  });
-
-  describe('Host (DNS rebinding, loopback connections)', () => {
-    it.each(['evil.example.com', 'evil.example.com:PORT', 'localhost.evil.example.com:PORT', '127.0.0.1.nip.io:PORT'])(
-      'refuses Host %s with 403',
-      async (host) => {
-        const value = host.replace('PORT', String(port));
-        const res = await post(url, rpc(1, 'ping'), session, { host: value });
+    it.each(['https://evil.example.com', 'http://localhost.evil.example.com', 'null', 'http://127.0.0.1.nip.io:8080'])('refuses Origin %s with 403 on every method', async (origin) => {
+      for (const res of [
+        await post(url, initializeBody(), undefined, { origin }),
+        await post(url, rpc(1, 'ping'), session, { origin }),
+        await request(url, { headers: { ...getHeaders(session), origin } }),
+        await request(url, { method: 'DELETE', headers: { 'mcp-session-id': session, origin } }),
+      ]) {
         expect(res.status).toBe(403);
         const error = rpcErrorOf(res);
         expect(error.code).toBe(TRANSPORT_ERROR);
-        expect(error.message).toBe(`Forbidden: Host ${value} is not allowed`);
-      },
-    );
+        expect(error.message).toBe(`Forbidden: Origin ${origin} is not allowed`);
+      }
+      // Refused before anything was done: the session is still there.
+      expect(server.endpoint.sessions.get(session)).toBeDefined();
+    });
+
+    it.each(['http://localhost:5173', 'http://127.0.0.1:8080', 'http://127.0.0.2', 'http://[::1]:3000', 'https://localhost'])('allows the loopback Origin %s by default', async (origin) => {
+      const res = await post(url, initializeBody(), undefined, { origin });
+      expect(res.status).toBe(200);
+      await deleteSession(url, res.headers['mcp-session-id'] as string);
+    });
+  });
+
+  describe('Host (DNS rebinding, loopback connections)', () => {
+    it.each(['evil.example.com', 'evil.example.com:PORT', 'localhost.evil.example.com:PORT', '127.0.0.1.nip.io:PORT'])('refuses Host %s with 403', async (host) => {
+      const value = host.replace('PORT', String(port));
+      const res = await post(url, rpc(1, 'ping'), session, { host: value });
+      expect(res.status).toBe(403);
+      const error = rpcErrorOf(res);
+      expect(error.code).toBe(TRANSPORT_ERROR);
+      expect(error.message).toBe(`Forbidden: Host ${value} is not allowed`);
+    });
 
     it.each(['127.0.0.1:PORT', 'localhost:PORT', '[::1]:PORT', 'LocalHost:PORT', 'localhost'])('accepts Host %s', async (host) => {
       const res = await post(url, rpc(1, 'ping'), session, { host: host.replace('PORT', String(port)) });
@@ -474,7 +465,10 @@ describe('Streamable HTTP, raw: options', () => {
     expect(call.headers['content-type']).toMatch(/^text\/event-stream/);
     // No ids and no priming: there is nothing to resume without a session.
     expect(call.body).not.toMatch(/^id:/m);
-    const messages = call.body.split('\n\n').filter(Boolean).map((b) => JSON.parse(b.replace(/^data: /, '')));
+    const messages = call.body
+      .split('\n\n')
+      .filter(Boolean)
+      .map((b) => JSON.parse(b.replace(/^data: /, '')));
     expect(messages.map((m) => m.method ?? `result ${m.id}`)).toEqual(['notifications/progress', 'notifications/message', 'notifications/progress', 'result 5']);
     expect((await post(url, notification('notifications/initialized'))).status).toBe(202);
   });

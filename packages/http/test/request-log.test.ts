@@ -9,7 +9,6 @@ import { memoryLogger } from '@mcpx/testing';
 import type { McpHttpServer } from '@mcpx/http';
 import { callTool, deleteSession, initializeBody, openSession, post, rpc, startServer, waitFor } from './http-kit';
 
-
 type Line = Record<string, any>;
 const mcpLines = (lines: Line[], id: string | number) => lines.filter((l) => l.msg === 'mcp request' && l.requestId === id);
 

@@ -17,13 +17,7 @@ import 'reflect-metadata';
 import pino from 'pino';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  ErrorCode,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type CallToolResult,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { listen, type McpHttpServer } from '@mcpx/http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,7 +61,8 @@ class HeldNotes extends NotesServer {
 
   protected override pause(ms: number, signal: AbortSignal): Promise<void> {
     const hold = this.hold;
-    if (hold && hold.signal === undefined) hold.signal = signal; // the held export's first note
+    if (hold && hold.signal === undefined)
+      hold.signal = signal; // the held export's first note
     else if (hold && hold.signal === signal) {
       this.hold = undefined;
       return new Promise((resolve, reject) => {
@@ -203,10 +198,16 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
 
   it('walks every list page by page: tools, resources, templates, prompts; rejects a foreign cursor', async () => {
     const { client } = await connect();
-    const toolPages = await allPages((cursor) => client.listTools(cursor === undefined ? {} : { cursor }), (p) => p.tools.map((t) => t.name));
+    const toolPages = await allPages(
+      (cursor) => client.listTools(cursor === undefined ? {} : { cursor }),
+      (p) => p.tools.map((t) => t.name),
+    );
     expect(toolPages).toEqual([['create', 'search'], ['delete', 'append'], ['export']]);
 
-    const resourcePages = await allPages((cursor) => client.listResources(cursor === undefined ? {} : { cursor }), (p) => p.resources.map((r) => r.uri));
+    const resourcePages = await allPages(
+      (cursor) => client.listResources(cursor === undefined ? {} : { cursor }),
+      (p) => p.resources.map((r) => r.uri),
+    );
     expect(resourcePages.length).toBeGreaterThanOrEqual(2);
     expect(resourcePages[0]).toEqual(['notes://index', 'notes://notes/1']);
     for (const page of resourcePages.slice(0, -1)) expect(page).toHaveLength(2);
@@ -217,14 +218,20 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
     const second = await client.listResources({ cursor: (await client.listResources()).nextCursor! });
     expect(second.resources[0]).toEqual({ uri: 'notes://notes/2', name: 'note-2', title: 'Shopping', mimeType: 'text/markdown' });
 
-    const templates = await allPages((cursor) => client.listResourceTemplates(cursor === undefined ? {} : { cursor }), (p) => p.resourceTemplates);
+    const templates = await allPages(
+      (cursor) => client.listResourceTemplates(cursor === undefined ? {} : { cursor }),
+      (p) => p.resourceTemplates,
+    );
     expect(templates).toEqual([
       [
         { uriTemplate: 'notes://notes/{id}', name: 'note', title: 'A note', description: 'One note as Markdown', mimeType: 'text/markdown' },
         { uriTemplate: 'notes://tags/{tag}', name: 'tag', title: 'Notes with a tag', mimeType: 'application/json' },
       ],
     ]);
-    const prompts = await allPages((cursor) => client.listPrompts(cursor === undefined ? {} : { cursor }), (p) => p.prompts);
+    const prompts = await allPages(
+      (cursor) => client.listPrompts(cursor === undefined ? {} : { cursor }),
+      (p) => p.prompts,
+    );
     expect(prompts).toEqual([
       [
         {
@@ -348,11 +355,7 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
     expect(tag.completion).toEqual({ values: ['planning'], total: 1, hasMore: false });
     const id = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://notes/{id}' }, argument: { name: 'id', value: '3' } });
     expect(id.completion.values).toEqual(['3']);
-    await expectMcpError(
-      client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}' }, argument: { name: 'colour', value: '' } }),
-      ErrorCode.InvalidParams,
-      /colour/,
-    );
+    await expectMcpError(client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}' }, argument: { name: 'colour', value: '' } }), ErrorCode.InvalidParams, /colour/);
   });
 
   it('reports progress of the slow export: on its own stream (SSE), on the GET stream (stateful JSON), or not at all (stateless JSON)', async () => {
@@ -590,7 +593,12 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
       expect(events).toEqual([]);
       expect(wire.flatMap((e) => e.messages).filter((m) => m.method?.startsWith('notifications/resources/'))).toEqual([]);
       // The new note is listed all the same.
-      const uris = (await allPages((cursor) => client.listResources(cursor === undefined ? {} : { cursor }), (p) => p.resources.map((r) => r.uri))).flat();
+      const uris = (
+        await allPages(
+          (cursor) => client.listResources(cursor === undefined ? {} : { cursor }),
+          (p) => p.resources.map((r) => r.uri),
+        )
+      ).flat();
       expect(uris).toContain(noteUri(x));
       return;
     }
@@ -607,7 +615,12 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
     await client.ping();
     expect(events).toEqual(['list_changed', `updated ${noteUri(x)}`, 'list_changed', `updated ${noteUri(x)}`]);
 
-    const uris = (await allPages((cursor) => client.listResources(cursor === undefined ? {} : { cursor }), (p) => p.resources.map((r) => r.uri))).flat();
+    const uris = (
+      await allPages(
+        (cursor) => client.listResources(cursor === undefined ? {} : { cursor }),
+        (p) => p.resources.map((r) => r.uri),
+      )
+    ).flat();
     expect(uris).toEqual(expect.arrayContaining([noteUri(x), noteUri(y)]));
     await client.callTool({ name: 'delete', arguments: { id: y } });
     await until(() => events.length === 5, 'list_changed after delete');
@@ -664,7 +677,11 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
     await createNote(peer, 'Marker');
     await until(() => events.includes('list_changed'), 'the marker list_changed');
     expect(events).toEqual([`updated ${noteUri(x)}`, 'list_changed']);
-    expect(messagesOn(wire, 'GET').filter((m) => m.method === 'notifications/resources/updated').map((m) => m.params)).toEqual([{ uri: noteUri(x) }]);
+    expect(
+      messagesOn(wire, 'GET')
+        .filter((m) => m.method === 'notifications/resources/updated')
+        .map((m) => m.params),
+    ).toEqual([{ uri: noteUri(x) }]);
   });
 
   it('DELETE ends the session; the old session id then gets 404 (stateful); stateless has nothing to delete', async () => {

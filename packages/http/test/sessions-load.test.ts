@@ -7,21 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { InMemoryEventStore, McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
 import { ManualClock } from '@mcpx/core/stores';
-import {
-  Gate,
-  callTool,
-  getSse,
-  initializeBody,
-  openSession,
-  post,
-  postSse,
-  request,
-  rpc,
-  rpcErrorOf,
-  startServer,
-  summarize,
-  waitFor,
-} from './http-kit';
+import { Gate, callTool, getSse, initializeBody, openSession, post, postSse, request, rpc, rpcErrorOf, startServer, summarize, waitFor } from './http-kit';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -197,16 +183,17 @@ describe('the example server as a process', () => {
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     try {
       const url = `http://127.0.0.1:${port}/mcp`;
       const noKeepAlive = new http.Agent({ keepAlive: false });
       const until = Date.now() + 30_000;
       for (;;) {
         if (child.exitCode !== null) throw new Error(`the example server exited early (${child.exitCode}): ${output}`);
-        const up = await request(`http://127.0.0.1:${port}/healthz`, { agent: noKeepAlive }).then((r) => r.status === 200, () => false);
+        const up = await request(`http://127.0.0.1:${port}/healthz`, { agent: noKeepAlive }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (up) break;
         if (Date.now() > until) throw new Error(`the example server is not listening after 30 s: ${output}`);
         await sleep(50);

@@ -184,10 +184,7 @@ describe('spans of requests over Streamable HTTP', () => {
   });
 
   it('a task-augmented call: its work is an INTERNAL "execute_tool <tool>" span under the call, ending after it', async () => {
-    const created = await client.request(
-      { method: 'tools/call', params: { name: 'wait', arguments: { gate: 'task-1' }, task: { ttl: 60_000 } } },
-      CreateTaskResultSchema,
-    );
+    const created = await client.request({ method: 'tools/call', params: { name: 'wait', arguments: { gate: 'task-1' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
     const taskId = created.task.taskId;
     const call = await kit.waitForSpan('tools/call wait');
     expect(attrs(call)).toMatchObject({ 'gen_ai.tool.name': 'wait' });

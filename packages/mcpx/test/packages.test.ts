@@ -120,7 +120,12 @@ describe('the tarballs (npm pack --dry-run)', () => {
     const fromSources = (f: string) => existsSync(join(ROOT, dir, f.replace(/^dist\//, 'src/').replace(/(\.d\.ts|\.js)$/, '.ts')));
     const compiled = files.filter((f) => f.startsWith('dist/'));
     expect(compiled.filter((f) => !fromSources(f))).toEqual([]);
-    expect(compiled.filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, '.d.ts')).filter((d) => !files.includes(d))).toEqual([]);
+    expect(
+      compiled
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => f.replace(/\.js$/, '.d.ts'))
+        .filter((d) => !files.includes(d)),
+    ).toEqual([]);
   });
 
   it('@mcpx/cli ships every template mcpx init writes', () => {

@@ -98,7 +98,10 @@ beforeAll(async () => {
   // A child npm inherits nothing from an npm that may be running this test (npm_config_*,
   // npm_package_*, INIT_CWD) nor this repository's bins on PATH.
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD'));
-  const path = (process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.startsWith(ROOT)).join(delimiter);
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((p) => p && !p.startsWith(ROOT))
+    .join(delimiter);
   const npmConfig = (key: string) => execFileSync('npm', ['config', 'get', key], { cwd: work, env: { ...clean, PATH: path }, encoding: 'utf8' }).trim();
   const upstream = npmConfig('registry');
   const cafile = npmConfig('cafile');
@@ -158,7 +161,11 @@ describe('the published route', () => {
     expect(installed.filter(([, p]) => p.link || !p.resolved?.startsWith(registry.url)).map(([path]) => path)).toEqual([]);
     for (const name of ['@mcpx/core', '@mcpx/http', '@mcpx/stdio', '@mcpx/testing']) {
       const dir = join(demo, 'node_modules', name);
-      expect({ name, symlink: lstatSync(dir).isSymbolicLink(), version: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version }).toEqual({ name, symlink: false, version: VERSION });
+      expect({ name, symlink: lstatSync(dir).isSymbolicLink(), version: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version }).toEqual({
+        name,
+        symlink: false,
+        version: VERSION,
+      });
     }
     for (const file of projectFiles(demo)) {
       const text = readFileSync(file, 'utf8');
@@ -214,8 +221,16 @@ describe('the published route', () => {
   });
 
   it.each([
-    ['commonjs', 'check.js', "const { Server, Tool } = require('@mcpx/core');\nconst transport = require('@mcpx/core/transport');\nconst { connect, quietOptions } = require('@mcpx/testing');\nconst http = require('@mcpx/http');\nconst stdio = require('@mcpx/stdio');\nconst cli = require('@mcpx/cli');\n"],
-    ['module', 'check.js', "import { Server, Tool } from '@mcpx/core';\nimport * as transport from '@mcpx/core/transport';\nimport { connect, quietOptions } from '@mcpx/testing';\nimport * as http from '@mcpx/http';\nimport * as stdio from '@mcpx/stdio';\nimport * as cli from '@mcpx/cli';\n"],
+    [
+      'commonjs',
+      'check.js',
+      "const { Server, Tool } = require('@mcpx/core');\nconst transport = require('@mcpx/core/transport');\nconst { connect, quietOptions } = require('@mcpx/testing');\nconst http = require('@mcpx/http');\nconst stdio = require('@mcpx/stdio');\nconst cli = require('@mcpx/cli');\n",
+    ],
+    [
+      'module',
+      'check.js',
+      "import { Server, Tool } from '@mcpx/core';\nimport * as transport from '@mcpx/core/transport';\nimport { connect, quietOptions } from '@mcpx/testing';\nimport * as http from '@mcpx/http';\nimport * as stdio from '@mcpx/stdio';\nimport * as cli from '@mcpx/cli';\n",
+    ],
   ])('a %s project installs the packages, imports them and serves a tool; its TypeScript resolves their types', async (type, file, imports) => {
     const dir = join(work, `consumer-${type}`);
     mkdirSync(dir);
@@ -235,17 +250,28 @@ connect(new Echo(), quietOptions()).then(async (client) => {
 `;
     writeFileSync(join(dir, file), body);
     const out = await ok(process.execPath, [file], dir);
-    expect(JSON.parse(out.stdout)).toEqual({ kinds: { listen: 'function', serveStdio: 'function', main: 'function', parseMessage: 'function' }, result: { content: [{ type: 'text', text: 'echo: hi' }] } });
+    expect(JSON.parse(out.stdout)).toEqual({
+      kinds: { listen: 'function', serveStdio: 'function', main: 'function', parseMessage: 'function' },
+      result: { content: [{ type: 'text', text: 'echo: hi' }] },
+    });
 
     writeFileSync(
       join(dir, 'types.ts'),
       "import { Server, Tool, type RequestContext } from '@mcpx/core';\nimport { parseMessage, type MessageChannel } from '@mcpx/core/transport';\nimport { listen, type ListenOptions } from '@mcpx/http';\nimport { serveStdio } from '@mcpx/stdio';\nimport { connect } from '@mcpx/testing';\nimport { main } from '@mcpx/cli';\n" +
         'export const used: unknown[] = [Server, Tool, parseMessage, listen, serveStdio, connect, main];\nexport type Used = [RequestContext, MessageChannel, ListenOptions];\n',
     );
-    const tsc = await run(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'types.ts'], dir);
+    const tsc = await run(
+      process.execPath,
+      [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'types.ts'],
+      dir,
+    );
     expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
     // node10 resolution ignores `exports`: '@mcpx/core/transport' resolves through `typesVersions`.
-    const node10 = await run(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'commonjs', '--moduleResolution', 'node10', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'types.ts'], dir);
+    const node10 = await run(
+      process.execPath,
+      [TSC, '--noEmit', '--strict', '--module', 'commonjs', '--moduleResolution', 'node10', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'types.ts'],
+      dir,
+    );
     expect(`${node10.stdout}${node10.stderr}`).toBe('');
   });
 

@@ -115,7 +115,9 @@ it('puts the Prometheus reader on the SDK MeterProvider: the same point goes ove
   // Scraped right after the start: target_info waited for the host detector instead of complaining.
   expect(stderr).toBe('');
   expect(report).toMatchObject({ meterProvider: true, globalMeterProvider: true, contentType: 'text/plain; version=0.0.4; charset=utf-8' });
-  expect(report.scrape).toMatch(/^mcp_server_operation_duration_seconds_bucket\{mcp_method_name="tools\/call",gen_ai_tool_name="echo",otel_scope_name="@mcpx\/core",otel_scope_version="0\.1\.0",le="0\.5"\} 1$/m);
+  expect(report.scrape).toMatch(
+    /^mcp_server_operation_duration_seconds_bucket\{mcp_method_name="tools\/call",gen_ai_tool_name="echo",otel_scope_name="@mcpx\/core",otel_scope_version="0\.1\.0",le="0\.5"\} 1$/m,
+  );
   expect(report.scrape).toMatch(/^target_info\{.*service_name="notes"/m);
   expect(receiver.metrics().find((m) => m.name === 'mcp.server.operation.duration')?.points[0]?.count).toBe(1);
 });

@@ -49,7 +49,10 @@ function fields(buf: Buffer): Field[] {
   return out;
 }
 
-const all = (buf: Buffer, no: number): Buffer[] => fields(buf).filter((f) => f.no === no).map((f) => f.value as Buffer);
+const all = (buf: Buffer, no: number): Buffer[] =>
+  fields(buf)
+    .filter((f) => f.no === no)
+    .map((f) => f.value as Buffer);
 const one = (buf: Buffer, no: number): Buffer | bigint | undefined => fields(buf).find((f) => f.no === no)?.value;
 const text = (buf: Buffer, no: number): string => ((one(buf, no) as Buffer | undefined) ?? Buffer.alloc(0)).toString('utf8');
 const hex = (buf: Buffer, no: number): string => ((one(buf, no) as Buffer | undefined) ?? Buffer.alloc(0)).toString('hex');

@@ -67,10 +67,7 @@ export class RedisBus implements ClusterBus {
   }
 
   private async post(key: string, message: ClusterMessage, ttlMs: number): Promise<void> {
-    await Promise.all([
-      this.redis.xadd(key, '*', { f: this.instanceId(), m: JSON.stringify(message) }, this.options.maxLen),
-      this.redis.pexpire(key, ttlMs),
-    ]);
+    await Promise.all([this.redis.xadd(key, '*', { f: this.instanceId(), m: JSON.stringify(message) }, this.options.maxLen), this.redis.pexpire(key, ttlMs)]);
   }
 
   /** `skipFrom`: on the bus, an instance's own messages come back to it; they are not for it. */

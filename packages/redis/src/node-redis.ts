@@ -40,8 +40,7 @@ class NodeRedisConnection implements RedisConnection {
         connectTimeout: options.connectTimeoutMs ?? 5000,
         // At start, one attempt: a wrong URL must fail the server's start, not hang it. Later,
         // retry for ever with a short capped backoff: service resumes as soon as Redis is back.
-        reconnectStrategy: (retries) =>
-          this.connectedOnce ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : false,
+        reconnectStrategy: (retries) => (this.connectedOnce ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : false),
       },
     });
     // node-redis emits 'error' on every failed attempt: without a listener each would be thrown.

@@ -94,10 +94,7 @@ export class RedisSessionStore implements SessionStore {
 
   async ids(): Promise<string[]> {
     const now = Date.now();
-    const [live] = await Promise.all([
-      this.redis.zrangeByScore(this.keys.sessions, String(now), '+inf'),
-      this.redis.zremRangeByScore(this.keys.sessions, '-inf', `(${now}`),
-    ]);
+    const [live] = await Promise.all([this.redis.zrangeByScore(this.keys.sessions, String(now), '+inf'), this.redis.zremRangeByScore(this.keys.sessions, '-inf', `(${now}`)]);
     return live.map((entry) => entry.member);
   }
 

@@ -89,11 +89,7 @@ export class RedisTaskStore implements TaskStore {
     const deleted = this.redis.del([key]);
     if (ownerText === null) return void (await deleted);
     const owner = JSON.parse(ownerText) as string;
-    await Promise.all([
-      deleted,
-      this.redis.zrem(this.keys.ownerTasks(owner), [taskId]),
-      this.redis.zrem(this.keys.taskExpiry, [expiryMember(owner, taskId)]),
-    ]);
+    await Promise.all([deleted, this.redis.zrem(this.keys.ownerTasks(owner), [taskId]), this.redis.zrem(this.keys.taskExpiry, [expiryMember(owner, taskId)])]);
   }
 
   async deleteExpired(now: number): Promise<string[]> {

@@ -145,10 +145,7 @@ describe('RedisCluster', () => {
   });
 
   it('leaves no key without a ttl', async () => {
-    await a.sessions.create(
-      { id: 'ttl-check', state: 'ready', protocolVersion: '2025-11-25', clientCapabilities: {}, serverCapabilities: {}, subscriptions: ['x://1'] },
-      60_000,
-    );
+    await a.sessions.create({ id: 'ttl-check', state: 'ready', protocolVersion: '2025-11-25', clientCapabilities: {}, serverCapabilities: {}, subscriptions: ['x://1'] }, 60_000);
     await a.sessions.load('ttl-check', 60_000);
     await a.events.open('ttl-check', `${a.instanceId}.1`, 1);
     await a.events.append('ttl-check', '0', { jsonrpc: '2.0', method: 'ping' });

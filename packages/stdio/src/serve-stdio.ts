@@ -1,15 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, createEngine, type EngineOptions, type Principal, type Servable } from '@mcpx/core';
-import {
-  ModernStream,
-  STDIO_ORIGIN,
-  encodeMessage,
-  errorResponse,
-  decodeMessage,
-  type JsonRpcMessage,
-  type MessageChannel,
-  type ParsedMessage,
-} from '@mcpx/core/transport';
+import { ModernStream, STDIO_ORIGIN, encodeMessage, errorResponse, decodeMessage, type JsonRpcMessage, type MessageChannel, type ParsedMessage } from '@mcpx/core/transport';
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
 import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';

@@ -307,8 +307,7 @@ describe('lifecycle', () => {
   it('negotiates the version: a supported older one is echoed, an unknown one gets the latest', async () => {
     const older = start();
     const unknown = start();
-    const init = (server: RawServer, protocolVersion: string) =>
-      server.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } });
+    const init = (server: RawServer, protocolVersion: string) => server.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } });
     const [a, b] = await Promise.all([init(older, '2025-06-18'), init(unknown, '1999-01-01')]);
     expect(a.result!.protocolVersion).toBe('2025-06-18');
     expect(b.result!.protocolVersion).toBe('2025-11-25');
@@ -510,8 +509,7 @@ describe('hostile arguments and protocol fields', () => {
   const shared = useSharedServer(true);
   const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
   const manyKeys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`key${i}`, i]));
-  const rawCall = (id: string, argumentsJson: string) =>
-    `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":"search","arguments":${argumentsJson}}}\n`;
+  const rawCall = (id: string, argumentsJson: string) => `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":"search","arguments":${argumentsJson}}}\n`;
   const toolText = (m: Message) => (m.result!.content as { text: string }[]).map((c) => c.text).join('\n');
 
   it('refuses 200,000 extra keys (2.6 MB) before parsing them, and answers the call written right behind them', async () => {
@@ -576,7 +574,12 @@ describe('hostile arguments and protocol fields', () => {
     expect((await server.request('logging/setLevel', { level: 'info' })).result).toEqual({});
     const from = server.messages.length;
     await server.request('tools/call', { name: 'create', arguments: { title: 'loud', body: 'b' } });
-    expect(server.messages.slice(from).filter((m) => m.method === 'notifications/message').map((m) => m.params!.data)).toEqual([{ message: 'note created', id: '5' }]);
+    expect(
+      server.messages
+        .slice(from)
+        .filter((m) => m.method === 'notifications/message')
+        .map((m) => m.params!.data),
+    ).toEqual([{ message: 'note created', id: '5' }]);
   });
 
   it('refuses a request over maxRequestsInFlight with -32004, and serves the session again once one ends', async () => {

@@ -54,7 +54,11 @@ describe('serveStdio with otel', () => {
     expect(receiver.requests).toEqual([]);
     await client.close(); // stdin ends: the session closes, OpenTelemetry flushes, the process exits
 
-    const spans = await waitFor(() => receiver.spans().length > 0 && receiver.spans(), () => `spans (stderr: ${stderr})`, 30_000);
+    const spans = await waitFor(
+      () => receiver.spans().length > 0 && receiver.spans(),
+      () => `spans (stderr: ${stderr})`,
+      30_000,
+    );
     const call = spans.find((s) => s.name === 'tools/call echo');
     expect(call).toMatchObject({
       kind: SERVER_KIND,
@@ -72,7 +76,9 @@ describe('serveStdio with otel', () => {
 
     const metrics = await waitFor(() => receiver.metrics().length > 0 && receiver.metrics(), 'metrics');
     const operations = metrics.filter((m) => m.name === 'mcp.server.operation.duration').flatMap((m) => m.points);
-    expect(operations).toContainEqual(expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe' }) }));
+    expect(operations).toContainEqual(
+      expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe' }) }),
+    );
     // The session closed before the last export: its duration is in it.
     const sessions = metrics.filter((m) => m.name === 'mcp.server.session.duration').flatMap((m) => m.points);
     expect(sessions).toContainEqual(expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'network.transport': 'pipe' }) }));
@@ -100,7 +106,12 @@ describe('serveStdio without @mcpx/otel installed', () => {
     input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
     const server = serveStdio(new Plain(), { input, output, logger, otel: true, exitProcess: false });
     await server.closed;
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'OpenTelemetry could not start', err: expect.objectContaining({ message: expect.stringContaining('needs the @mcpx/otel package: npm install @mcpx/otel') }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'OpenTelemetry could not start',
+        err: expect.objectContaining({ message: expect.stringContaining('needs the @mcpx/otel package: npm install @mcpx/otel') }),
+      }),
+    );
     expect(written.join('')).toBe('');
   });
 });

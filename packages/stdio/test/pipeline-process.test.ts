@@ -24,7 +24,7 @@ const anyResult: StandardSchemaV1<unknown, Record<string, unknown>> = {
 };
 
 /** What a `trace` call answers: the middleware (and handlers) that ran since the last, in order. */
-const traced = (result: object) => JSON.parse(((result as { content: { text: string }[] }).content)[0]!.text) as string[];
+const traced = (result: object) => JSON.parse((result as { content: { text: string }[] }).content[0]!.text) as string[];
 /** The trace call's own middleware, which ran before its handler read the record. */
 const TRACE_ITSELF = ['options tools/call', 'server tools/call', 'extension tools/call'];
 

@@ -8,7 +8,6 @@ import { LoggedServer as Logged } from '../../core/test/fixtures/logged-server';
 import { memoryLogger } from '@mcpx/testing';
 import { serveStdio } from '@mcpx/stdio';
 
-
 /** serveStdio on in-memory streams; send() writes a line and resolves with the answer to its id. */
 async function serve(level: 'info' | 'debug') {
   const memory = memoryLogger(level);
@@ -78,9 +77,7 @@ describe('the request log over stdio', () => {
 
   it('at debug, logs each message in and out with the password argument redacted', async () => {
     const { lines, send, stop } = await serve('debug');
-    expect((await send(6, 'tools/call', { name: 'login', arguments: { user: 'ada', password: 'hunter2-correct-horse' } })).result.content[0].text).toBe(
-      'welcome ada',
-    );
+    expect((await send(6, 'tools/call', { name: 'login', arguments: { user: 'ada', password: 'hunter2-correct-horse' } })).result.content[0].text).toBe('welcome ada');
     await stop();
     const messages = lines.filter((l) => l.msg === 'mcp message' && l.body?.id === 6);
     expect(messages.map((l) => [l.direction, l.session])).toEqual([

@@ -363,11 +363,7 @@ describe('completion/complete', () => {
     expect(all.completion.values).toEqual(['home', 'intro', 'planning', 'work']);
     const id = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://notes/{id}' }, argument: { name: 'id', value: '3' } });
     expect(id.completion.values).toEqual(['3']);
-    await expectMcpError(
-      client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}' }, argument: { name: 'colour', value: '' } }),
-      ErrorCode.InvalidParams,
-      /colour/,
-    );
+    await expectMcpError(client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}' }, argument: { name: 'colour', value: '' } }), ErrorCode.InvalidParams, /colour/);
   });
 });
 
@@ -411,8 +407,18 @@ describe('progress', () => {
     const result = (await peer.client.callTool({ name: 'export', arguments: { format: 'json', delayMs: 0 } })) as CallToolResult;
     await settle(peer);
     expect(textOf(result).split('\n')).toHaveLength(3);
-    expect(peer.tap.outgoing().filter((m) => m.method === 'tools/call').at(-1)!.params!._meta).toBeUndefined();
-    expect(peer.tap.incoming().slice(mark).some((m) => m.method === 'notifications/progress')).toBe(false);
+    expect(
+      peer.tap
+        .outgoing()
+        .filter((m) => m.method === 'tools/call')
+        .at(-1)!.params!._meta,
+    ).toBeUndefined();
+    expect(
+      peer.tap
+        .incoming()
+        .slice(mark)
+        .some((m) => m.method === 'notifications/progress'),
+    ).toBe(false);
   });
 });
 
@@ -509,7 +515,7 @@ describe('cancellation', () => {
         .filter((l) => l.trim() !== '')
         .map((l) => JSON.parse(l) as Record<string, unknown>)
         .find((l) => /cancel/i.test(String(l.msg)));
-    for (const until = Date.now() + 10_000; !cancelLine() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    for (const until = Date.now() + 10_000; !cancelLine() && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
     expect(cancelLine()).toMatchObject({ requestId: request.id, reason: 'user pressed stop' });
     await settle(peer);
     expect(tap.incoming().filter((m) => m.id === request.id)).toEqual([]);
@@ -556,9 +562,7 @@ describe('notifications', () => {
     expect(listChanged).toBe(2);
     // The deleted note's URI is gone from both the resource list and the template.
     await expectMcpError(client.readResource({ uri: 'notes://notes/4' }), -32002, /notes:\/\/notes\/4/);
-    expect((await client.listResources({ cursor: (await client.listResources()).nextCursor! })).resources.map((r) => r.uri)).not.toContain(
-      'notes://notes/4',
-    );
+    expect((await client.listResources({ cursor: (await client.listResources()).nextCursor! })).resources.map((r) => r.uri)).not.toContain('notes://notes/4');
   });
 
   it('sends resources/updated for a subscribed note until unsubscribed', async () => {
@@ -600,7 +604,11 @@ describe('shutdown', () => {
     // StdioClientTransport.close ends stdin and escalates to SIGTERM only if the server has not exited 2 s
     // later: the server must not need that. On a signal it would log "stopping" with the signal.
     expect(exited).toBe(true);
-    const lines = peer.stderr().split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = peer
+      .stderr()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.filter((l) => l.msg === 'stopping' || l.signal !== undefined)).toEqual([]);
   });
 });

@@ -190,46 +190,54 @@ describe('console output in a tool', () => {
     'junk from process.stdout.write with no newline',
   ];
 
-  it('goes to stderr; stdout carries only the protocol, and pino logs as before', async () => {
-    const { client, tap, errors, logs, stderr, stderrContains, stderrUntil } = await connect();
-    await client.setLoggingLevel('info');
-    for (let i = 0; i < 3; i++) {
-      const result = (await client.callTool({ name: 'noisy', arguments: {} })) as CallToolResult;
-      expect(result).toEqual({ content: [{ type: 'text', text: 'still fine' }] });
-    }
-    // Other calls after the junk (which had no newline) still work: nothing was glued to a message.
-    const burst = (await client.callTool({ name: 'burst', arguments: { count: 2 } })) as CallToolResult;
-    expect(textOf(burst)).toBe('sent 2');
-    expect(errors.map(String)).toEqual([]);
-    expect(logs).toEqual(Array(3).fill({ level: 'info', data: 'noisy ran' }));
-    expectOnlyProtocolOnStdout(tap);
-    for (const junk of JUNK) expect(tap.stdout).not.toContain(junk);
+  it(
+    'goes to stderr; stdout carries only the protocol, and pino logs as before',
+    async () => {
+      const { client, tap, errors, logs, stderr, stderrContains, stderrUntil } = await connect();
+      await client.setLoggingLevel('info');
+      for (let i = 0; i < 3; i++) {
+        const result = (await client.callTool({ name: 'noisy', arguments: {} })) as CallToolResult;
+        expect(result).toEqual({ content: [{ type: 'text', text: 'still fine' }] });
+      }
+      // Other calls after the junk (which had no newline) still work: nothing was glued to a message.
+      const burst = (await client.callTool({ name: 'burst', arguments: { count: 2 } })) as CallToolResult;
+      expect(textOf(burst)).toBe('sent 2');
+      expect(errors.map(String)).toEqual([]);
+      expect(logs).toEqual(Array(3).fill({ level: 'info', data: 'noisy ran' }));
+      expectOnlyProtocolOnStdout(tap);
+      for (const junk of JUNK) expect(tap.stdout).not.toContain(junk);
 
-    // The junk is on stderr, next to pino's JSON lines (the engine's logger writes to fd 2 as before;
-    // a pino line may follow the junk that had no newline on the same line).
-    await stderrContains(...JUNK, '"msg":"serving over stdio"');
-    await stderrUntil((text) => text.split('"msg":"noisy ran"').length - 1 >= 3, 'three "noisy ran" lines');
-    const pinoLines = stderr()
-      .split('\n')
-      .filter((l) => l.includes('{"level":'))
-      .map((l) => JSON.parse(l.slice(l.indexOf('{"level":'))) as { msg: string });
-    expect(pinoLines.map((l) => l.msg)).toEqual(expect.arrayContaining(['serving over stdio', 'session initialized', 'noisy ran']));
-    expect(pinoLines.filter((l) => l.msg === 'noisy ran')).toHaveLength(3);
-  }, SPAWN_TIMEOUT_MS);
+      // The junk is on stderr, next to pino's JSON lines (the engine's logger writes to fd 2 as before;
+      // a pino line may follow the junk that had no newline on the same line).
+      await stderrContains(...JUNK, '"msg":"serving over stdio"');
+      await stderrUntil((text) => text.split('"msg":"noisy ran"').length - 1 >= 3, 'three "noisy ran" lines');
+      const pinoLines = stderr()
+        .split('\n')
+        .filter((l) => l.includes('{"level":'))
+        .map((l) => JSON.parse(l.slice(l.indexOf('{"level":'))) as { msg: string });
+      expect(pinoLines.map((l) => l.msg)).toEqual(expect.arrayContaining(['serving over stdio', 'session initialized', 'noisy ran']));
+      expect(pinoLines.filter((l) => l.msg === 'noisy ran')).toHaveLength(3);
+    },
+    SPAWN_TIMEOUT_MS,
+  );
 
-  it('corrupts stdout when the redirection is turned off (what the option prevents)', async () => {
-    const { client, tap, errors } = await connect({ MCPX_TEST_REDIRECT_STDOUT: '0' });
-    const rejected = new Promise<void>((resolve) => {
-      client.onerror = (error) => {
-        errors.push(error);
-        resolve();
-      };
-    });
-    // The junk without a newline is glued to the response, which the SDK then cannot parse: this call never resolves.
-    const call = client.callTool({ name: 'noisy', arguments: {} });
-    call.catch(() => {}); // rejected when the client closes
-    await rejected;
-    expect(tap.stdout).toContain('junk from console.log\n');
-    expect(errors.map(String).join('\n')).toMatch(/JSON|Unexpected token/);
-  }, SPAWN_TIMEOUT_MS);
+  it(
+    'corrupts stdout when the redirection is turned off (what the option prevents)',
+    async () => {
+      const { client, tap, errors } = await connect({ MCPX_TEST_REDIRECT_STDOUT: '0' });
+      const rejected = new Promise<void>((resolve) => {
+        client.onerror = (error) => {
+          errors.push(error);
+          resolve();
+        };
+      });
+      // The junk without a newline is glued to the response, which the SDK then cannot parse: this call never resolves.
+      const call = client.callTool({ name: 'noisy', arguments: {} });
+      call.catch(() => {}); // rejected when the client closes
+      await rejected;
+      expect(tap.stdout).toContain('junk from console.log\n');
+      expect(errors.map(String).join('\n')).toMatch(/JSON|Unexpected token/);
+    },
+    SPAWN_TIMEOUT_MS,
+  );
 });

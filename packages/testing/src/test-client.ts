@@ -1,15 +1,21 @@
-import { ErrorCode, createEngine, type CallToolResult, type EngineOptions, type GetPromptResult, type LoggingLevel, type Principal, type PromptDefinition, type ReadResourceResult, type ResourceDefinition, type ResourceTemplateDefinition, type Servable, type Session, type ToolDefinition } from '@mcpx/core';
-import { type CompleteResult, type InitializeResult } from '@mcpx/core/protocol';
 import {
-  META,
-  ModernStream,
-  isModernProtocolVersion,
-  parseMessage,
-  type JsonRpcErrorObject,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type McpEngine,
-} from '@mcpx/core/transport';
+  ErrorCode,
+  createEngine,
+  type CallToolResult,
+  type EngineOptions,
+  type GetPromptResult,
+  type LoggingLevel,
+  type Principal,
+  type PromptDefinition,
+  type ReadResourceResult,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+  type Servable,
+  type Session,
+  type ToolDefinition,
+} from '@mcpx/core';
+import { type CompleteResult, type InitializeResult } from '@mcpx/core/protocol';
+import { META, ModernStream, isModernProtocolVersion, parseMessage, type JsonRpcErrorObject, type JsonRpcMessage, type JsonRpcNotification, type McpEngine } from '@mcpx/core/transport';
 
 /**
  * A JSON-RPC error the server answered with, or one a client handler throws to answer with. A wire
@@ -236,7 +242,11 @@ export class TestClient {
   getPrompt(name: string, args?: Record<string, string>): Promise<GetPromptResult> {
     return this.request('prompts/get', args ? { name, arguments: args } : { name });
   }
-  complete(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: { name: string; value: string }, context?: Record<string, string>): Promise<CompleteResult> {
+  complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+  ): Promise<CompleteResult> {
     return this.request('completion/complete', { ref, argument, ...(context ? { context: { arguments: context } } : {}) });
   }
   /** Legacy: logging/setLevel. Modern: every later request carries the level in its `_meta` (2026-07-28 has no setLevel). */

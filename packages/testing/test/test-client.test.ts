@@ -167,12 +167,7 @@ describe('notifications', () => {
     await client.subscribe('mem://a');
     await client.callTool('notifyAll');
     await settle();
-    expect(client.notifications.map((n) => n.method)).toEqual([
-      'notifications/message',
-      'notifications/resources/updated',
-      'notifications/message',
-      'notifications/tools/list_changed',
-    ]);
+    expect(client.notifications.map((n) => n.method)).toEqual(['notifications/message', 'notifications/resources/updated', 'notifications/message', 'notifications/tools/list_changed']);
     expect(client.notifications[1]).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'mem://a' } });
   });
 

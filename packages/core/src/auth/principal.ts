@@ -34,7 +34,10 @@ export const INSUFFICIENT_SCOPE = ErrorCode.InsufficientScope;
  * transport answers 403 with a step-up challenge first); over stdio it is the JSON-RPC error.
  */
 export class InsufficientScopeError extends McpError {
-  constructor(readonly required: string[], what: string) {
+  constructor(
+    readonly required: string[],
+    what: string,
+  ) {
     super(INSUFFICIENT_SCOPE, `Insufficient scope: ${what} needs ${required.join(' ')}`, { requiredScopes: required });
     this.name = 'InsufficientScopeError';
   }

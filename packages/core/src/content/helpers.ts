@@ -40,13 +40,8 @@ export function audio(data: Binary, mimeType: string, annotations?: Annotations)
 }
 
 /** A resource's contents embedded in a result: text when given a string, a blob when given bytes. */
-export function embeddedResource(
-  uri: string,
-  contents: string | Uint8Array,
-  options: { mimeType?: string; annotations?: Annotations } = {},
-): EmbeddedResource {
-  const resource: TextResourceContents | BlobResourceContents =
-    typeof contents === 'string' ? { uri, text: contents } : { uri, blob: toBase64(contents) };
+export function embeddedResource(uri: string, contents: string | Uint8Array, options: { mimeType?: string; annotations?: Annotations } = {}): EmbeddedResource {
+  const resource: TextResourceContents | BlobResourceContents = typeof contents === 'string' ? { uri, text: contents } : { uri, blob: toBase64(contents) };
   if (options.mimeType) resource.mimeType = options.mimeType;
   return withAnnotations({ type: 'resource', resource }, options.annotations);
 }

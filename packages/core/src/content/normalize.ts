@@ -1,11 +1,4 @@
-import type {
-  CallToolResult,
-  ContentBlock,
-  GetPromptResult,
-  PromptMessage,
-  ReadResourceResult,
-  ResourceContents,
-} from '../protocol/types';
+import type { CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents } from '../protocol/types';
 import { text } from './helpers';
 
 /** Turns what handlers return into the spec's result shapes. */

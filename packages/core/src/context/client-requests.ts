@@ -169,12 +169,7 @@ function supportsForm(ctx: AskingContext): boolean {
   return !!e && (e.form !== undefined || e.url === undefined);
 }
 
-export async function elicit<T extends object>(
-  ctx: AskingContext,
-  message: string,
-  schema: (new () => T) | JsonSchema,
-  options: ClientRequestOptions = {},
-): Promise<ElicitResult<T>> {
+export async function elicit<T extends object>(ctx: AskingContext, message: string, schema: (new () => T) | JsonSchema, options: ClientRequestOptions = {}): Promise<ElicitResult<T>> {
   requireReachable(ctx, 'elicitation/create');
   if (!supportsForm(ctx)) throw new ClientCapabilityError('The client does not support form elicitation (no "elicitation" capability was declared)', 'elicitation');
   const cls = typeof schema === 'function' ? (schema as new () => T) : undefined;

@@ -26,12 +26,7 @@ export function checkInputCapability(capabilities: ClientCapabilities, request: 
  * gave, until it completes. The same handler
  * thus serves 2026-07-28 clients (as InputRequiredResults) and 2025 sessions.
  */
-export async function answerInputRounds(
-  handler: MethodHandler,
-  params: Record<string, unknown>,
-  ctx: RequestContext,
-  first: InputRequired,
-): Promise<Record<string, unknown>> {
+export async function answerInputRounds(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext, first: InputRequired): Promise<Record<string, unknown>> {
   let asked = first;
   // `round` counts the handler's runs so far, each ended by an InputRequired.
   for (let round = 1; ; round++) {

@@ -146,13 +146,7 @@ export class RequestContext {
       bindings.trace_id = spanContext.traceId;
       bindings.span_id = spanContext.spanId;
     }
-    return (this.logger ??= new McpLogger(
-      this.host.logger.child(bindings),
-      this.env,
-      this.channel,
-      undefined,
-      this.task ? relatedTask(this.task.id) : undefined,
-    ));
+    return (this.logger ??= new McpLogger(this.host.logger.child(bindings), this.env, this.channel, undefined, this.task ? relatedTask(this.task.id) : undefined));
   }
 
   /**

@@ -71,10 +71,7 @@ export function logRefused(logger: Logger, session: string | undefined, refusal:
 /** The debug line of a notification from the client. */
 export function logNotification(logger: Logger, session: string | undefined, notification: JsonRpcNotification): void {
   const requestId = notification.params?.requestId;
-  logger.debug(
-    { session, mcpMethod: notification.method, requestId: typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined },
-    'mcp notification',
-  );
+  logger.debug({ session, mcpMethod: notification.method, requestId: typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined }, 'mcp notification');
 }
 
 function errorOutcome(line: RequestLine, response: JsonRpcErrorResponse): void {

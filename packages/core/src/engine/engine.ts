@@ -155,9 +155,7 @@ export class McpEngine {
     this.argumentLimits = resolveArgumentLimits(options.argumentLimits);
     this.messageLimits = resolveMessageLimits(options.messageLimits);
     this.debugMessageBytes = positiveInteger(options.debugMessageBytes, 2048, 'debugMessageBytes');
-    this.logger =
-      options.logger ??
-      pino({ name: info.name, level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
+    this.logger = options.logger ?? pino({ name: info.name, level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
     // Only the spec's Implementation fields: nothing else @Server holds is ever sent to a client.
     this.serverInfo = implementationOf(info);
     this.instructions = info.instructions;
@@ -223,11 +221,7 @@ export class McpEngine {
   /** `principal`: who the session acts for (bound for its life; a request may bring a newer token of the same principal). */
   /** `stateless`: the session serves one request (stateless HTTP): nothing unsolicited, and no requests to the client. */
   /** `origin`: where the client is (telemetry's `network.*`), unless a request brings its own. */
-  createSession(
-    outlet: MessageChannel,
-    id: string = randomUUID(),
-    options: { unsolicited?: boolean; stateless?: boolean; principal?: Principal; origin?: RequestOrigin } = {},
-  ): Session {
+  createSession(outlet: MessageChannel, id: string = randomUUID(), options: { unsolicited?: boolean; stateless?: boolean; principal?: Principal; origin?: RequestOrigin } = {}): Session {
     const stateless = options.stateless ?? false;
     const session = new Session(this, id, outlet, !stateless && (options.unsolicited ?? true), stateless);
     session.principal = options.principal;

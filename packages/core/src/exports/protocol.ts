@@ -7,5 +7,33 @@ export type { CacheHint } from '../protocol/cache-hint';
 export type { UrlElicitation } from '../protocol/errors';
 export type { InputRequiredOptions } from '../protocol/input-required';
 export type { MessageLimits } from '../protocol/message-limits';
-export type { Annotations, AudioContent, BlobResourceContents, CompleteResult, CreateMessageParams, CreateMessageResult, ElicitResult, EmbeddedResource, Icon, ImageContent, InitializeResult, Meta, ModelPreferences, PromptArgument, ResourceContents, ResourceLink, Role, Root, SamplingContent, SamplingMessage, SamplingTool, TaskSupport, TextContent, TextResourceContents, ToolAnnotations, ToolResultContent, ToolUseContent } from '../protocol/types';
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CompleteResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitResult,
+  EmbeddedResource,
+  Icon,
+  ImageContent,
+  InitializeResult,
+  Meta,
+  ModelPreferences,
+  PromptArgument,
+  ResourceContents,
+  ResourceLink,
+  Role,
+  Root,
+  SamplingContent,
+  SamplingMessage,
+  SamplingTool,
+  TaskSupport,
+  TextContent,
+  TextResourceContents,
+  ToolAnnotations,
+  ToolResultContent,
+  ToolUseContent,
+} from '../protocol/types';
 export type { Tool, Resource, ResourceTemplate, Prompt } from '../protocol/types';

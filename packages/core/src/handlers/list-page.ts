@@ -12,8 +12,7 @@ export function listPage<E extends { definition: object } & ScopedEntry, K exten
   view: (entry: E) => V = (e) => e.definition as V,
 ): { [P in K]: V[] } & { nextCursor?: string } {
   const { principal } = ctx;
-  const visible =
-    principal && ctx.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
+  const visible = principal && ctx.engine.options.listOnlyPermitted !== false ? (e: ScopedEntry) => missingScopes(principal, e.scopes).length === 0 : undefined;
   const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.engine.options.pageSize, visible);
   const result = { [key]: page.items.map(view) } as { [P in K]: V[] } & { nextCursor?: string };
   if (page.nextCursor) result.nextCursor = page.nextCursor;

@@ -44,7 +44,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
         throw missingTasksExtension(`Tool "${name}" runs only as a task: declare the ${TASKS_EXTENSION} extension in this request's client capabilities`);
       }
     }
-    return (await invokeTool(entry, args, ctx));
+    return await invokeTool(entry, args, ctx);
   }
   // Task augmentation (2025-11-25), when this server offers tasks at all (otherwise the field is ignored, as the spec says).
   if (ctx.env.serverCapabilities.tasks) {
@@ -52,7 +52,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
     const support = entry.definition.execution?.taskSupport ?? 'forbidden';
     if (task && support === 'forbidden') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support running as a task`);
     if (!task && support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (execution.taskSupport is "required")`);
-    if (task) return (await ctx.engine.tasks.legacy.start(entry, args, ctx, task));
+    if (task) return await ctx.engine.tasks.legacy.start(entry, args, ctx, task);
   }
-  return (await invokeTool(entry, args, ctx));
+  return await invokeTool(entry, args, ctx);
 };

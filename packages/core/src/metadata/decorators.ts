@@ -4,14 +4,7 @@ import { isStandardDecoratorContext, standardDecoratorError } from '../decorator
 export { isStandardDecoratorContext, standardDecoratorError } from '../decorator-form';
 import { ENTRIES_KEY, MIDDLEWARE_KEY, SERVER_KEY } from './keys';
 import { checkMiddleware, type Middleware } from '../context/middleware';
-import type {
-  CompleteOptions,
-  PromptOptions,
-  ResourceOptions,
-  ResourceTemplateOptions,
-  ServerOptions,
-  ToolOptions,
-} from './options';
+import type { CompleteOptions, PromptOptions, ResourceOptions, ResourceTemplateOptions, ServerOptions, ToolOptions } from './options';
 
 /** One decorated method, as written. The scanner turns these into registry entries. */
 export type DeclaredEntry =
@@ -92,8 +85,7 @@ export function UseMiddleware(...middleware: Middleware[]): ClassDecorator & Met
   const list = checkMiddleware(middleware, '@UseMiddleware');
   return ((target: object, propertyKey?: string | symbol) => {
     if (isStandardDecoratorContext(propertyKey)) throw standardDecoratorError('UseMiddleware', propertyKey);
-    const own: readonly Middleware[] =
-      (propertyKey === undefined ? Reflect.getOwnMetadata(MIDDLEWARE_KEY, target) : Reflect.getOwnMetadata(MIDDLEWARE_KEY, target, propertyKey)) ?? [];
+    const own: readonly Middleware[] = (propertyKey === undefined ? Reflect.getOwnMetadata(MIDDLEWARE_KEY, target) : Reflect.getOwnMetadata(MIDDLEWARE_KEY, target, propertyKey)) ?? [];
     const merged = [...list, ...own];
     if (propertyKey === undefined) Reflect.defineMetadata(MIDDLEWARE_KEY, merged, target);
     else Reflect.defineMetadata(MIDDLEWARE_KEY, merged, target, propertyKey);

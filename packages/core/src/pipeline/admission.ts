@@ -78,10 +78,7 @@ export function checkScopes(registry: Registry, method: string, params: Record<s
 
 /** The message and data of the -32004 answer to a request over its in-flight cap. */
 export function tooManyInFlight(cap: number): [string, { limit: string; max: number }] {
-  return [
-    `Too many requests in flight: this session already has ${cap} requests running (maxRequestsInFlight); wait for some to finish`,
-    { limit: 'maxRequestsInFlight', max: cap },
-  ];
+  return [`Too many requests in flight: this session already has ${cap} requests running (maxRequestsInFlight); wait for some to finish`, { limit: 'maxRequestsInFlight', max: cap }];
 }
 
 /** The refusal of a request its in-flight scope did not take. */

@@ -123,7 +123,14 @@ export class RequestPipeline {
     return response;
   }
 
-  private async respond(front: EraFront, inbound: Inbound, channel: MessageChannel, admitted: Admitted, logger: Logger, trace: Parameters<EraFront['open']>[5]): Promise<JsonRpcResponse | null> {
+  private async respond(
+    front: EraFront,
+    inbound: Inbound,
+    channel: MessageChannel,
+    admitted: Admitted,
+    logger: Logger,
+    trace: Parameters<EraFront['open']>[5],
+  ): Promise<JsonRpcResponse | null> {
     const { request } = inbound;
     const opened = front.open(request, inbound, channel, admitted.abort, logger, trace);
     if (!isContext(opened)) return opened;

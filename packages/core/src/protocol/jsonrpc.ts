@@ -105,9 +105,7 @@ export function classifyMessage(value: unknown): ParsedMessage {
         return invalid(msg.id as RequestId, ErrorCode.InvalidParams, `Invalid params: ${reason}`);
       }
     }
-    return hasId
-      ? { kind: 'request', message: msg as unknown as JsonRpcRequest }
-      : { kind: 'notification', message: msg as unknown as JsonRpcNotification };
+    return hasId ? { kind: 'request', message: msg as unknown as JsonRpcRequest } : { kind: 'notification', message: msg as unknown as JsonRpcNotification };
   }
   if (hasId && ('result' in msg || 'error' in msg)) {
     if ('result' in msg && (msg.result === null || typeof msg.result !== 'object')) {

@@ -28,9 +28,7 @@ export interface ToolSpec extends ToolOptions {
 export function buildToolEntry(spec: ToolSpec): ToolEntry {
   const source = spec.source ?? `tool "${spec.name}"`;
   if (!TOOL_NAME.test(spec.name)) {
-    throw new DefinitionError(
-      `${source}: tool name "${spec.name}" breaks the spec's naming guidance (1-128 characters of A-Z a-z 0-9 _ - .)`,
-    );
+    throw new DefinitionError(`${source}: tool name "${spec.name}" breaks the spec's naming guidance (1-128 characters of A-Z a-z 0-9 _ - .)`);
   }
   const input = schemaAndValidator(spec.input, spec.inputSchema, 'input', source) ?? { schema: NO_INPUT_SCHEMA, validate: validateNoArguments };
   const output = schemaAndValidator(spec.output, spec.outputSchema, 'output', source);
@@ -89,12 +87,7 @@ function checkedHeaderParameters(inputSchema: JsonSchema, fromClass: boolean, so
 }
 
 /** A tool's input or output: from a class (rules → schema + class-validator) or a raw JSON Schema. */
-function schemaAndValidator(
-  cls: InputClass | undefined,
-  raw: JsonSchema | undefined,
-  role: 'input' | 'output',
-  source: string,
-): { schema: JsonSchema; validate: Validator } | undefined {
+function schemaAndValidator(cls: InputClass | undefined, raw: JsonSchema | undefined, role: 'input' | 'output', source: string): { schema: JsonSchema; validate: Validator } | undefined {
   if (cls && raw) throw new DefinitionError(`${source}: give either "${role}" or "${role}Schema", not both`);
   if (cls) {
     const validate: Validator = role === 'input' ? (value, unknown) => validateInput(cls, value, unknown) : (value) => validateOutput(cls, value);

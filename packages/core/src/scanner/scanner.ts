@@ -118,7 +118,11 @@ export function scanObject(instance: object): ScannedEntries {
         const complete = bindCompleters(instance, o.complete);
         const spec = { ...o, name: o.name ?? decl.method, input, complete, handler, source, middleware };
         const entry = buildPromptEntry(spec);
-        checkCompleters(completerSources.get(key), (entry.definition.arguments ?? []).map((a) => a.name), `argument of prompt "${spec.name}"`);
+        checkCompleters(
+          completerSources.get(key),
+          (entry.definition.arguments ?? []).map((a) => a.name),
+          `argument of prompt "${spec.name}"`,
+        );
         const extra = completers.get(key);
         out.prompts.push(extra ? buildPromptEntry({ ...spec, complete: { ...spec.complete, ...Object.fromEntries(extra) } }) : entry);
         break;
@@ -209,9 +213,7 @@ function declaredKey(decl: DeclaredEntry): string {
     case 'template':
       return decl.options.uriTemplate;
     case 'complete':
-      return 'prompt' in decl.options
-        ? `prompt:${decl.options.prompt}#${decl.options.argument}`
-        : `template:${decl.options.template}#${decl.options.argument}`;
+      return 'prompt' in decl.options ? `prompt:${decl.options.prompt}#${decl.options.argument}` : `template:${decl.options.template}#${decl.options.argument}`;
   }
 }
 

@@ -58,11 +58,7 @@ export function checkProperty(p: unknown): string[] {
       out.push('is a nested object; an elicitation form has flat primitive fields only');
       break;
     case undefined:
-      out.push(
-        '$ref' in p
-          ? 'is a reference ($ref); an elicitation form has flat primitive fields only'
-          : 'has no type (one of string, number, integer, boolean, array)',
-      );
+      out.push('$ref' in p ? 'is a reference ($ref); an elicitation form has flat primitive fields only' : 'has no type (one of string, number, integer, boolean, array)');
       break;
     default:
       out.push(`type must be one of string, number, integer, boolean, array (got ${show(p.type)})`);

@@ -27,7 +27,11 @@ export function inputClassProblems(cls: Function): DefinitionProblem[] {
   const visit = (c: Function, root: boolean) => {
     if (seen.has(c)) return;
     seen.add(c);
-    const declared = new Set(getMetadataStorage().getTargetValidationMetadatas(c, '', true, false).map((m) => m.propertyName));
+    const declared = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(c, '', true, false)
+        .map((m) => m.propertyName),
+    );
     const bare = runtimeProperties(c).filter((p) => !declared.has(p));
     const name = c.name || '(anonymous class)';
     if (declared.size === 0 && bare.length > 0) {

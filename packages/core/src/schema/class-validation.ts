@@ -132,13 +132,7 @@ function toDate(value: unknown): Date | undefined {
  * of a closed object schema declares, following $ref and items, and lists them as issues. The
  * caller bounded depth and size already.
  */
-function screenUnknown(
-  schema: JsonSchema,
-  value: unknown,
-  root: JsonSchema,
-  path = '',
-  issues: ValidationIssue[] = [],
-): { value: unknown; issues: ValidationIssue[] } {
+function screenUnknown(schema: JsonSchema, value: unknown, root: JsonSchema, path = '', issues: ValidationIssue[] = []): { value: unknown; issues: ValidationIssue[] } {
   if (value === null || typeof value !== 'object') return { value, issues };
   const ref = schema.$ref as string | undefined;
   if (ref !== undefined) schema = ref === '#' ? root : ((root.$defs as Record<string, JsonSchema> | undefined)?.[ref.slice(8)] ?? {});
@@ -179,13 +173,7 @@ export function validateOutput<T extends object>(cls: new () => T, value: unknow
   return run(cls, value, OUTPUT_OPTIONS, 'result');
 }
 
-async function run<T extends object>(
-  cls: new () => T,
-  plain: unknown,
-  options: ValidatorOptions,
-  what: string,
-  revived?: Revived,
-): Promise<ValidationResult<T>> {
+async function run<T extends object>(cls: new () => T, plain: unknown, options: ValidatorOptions, what: string, revived?: Revived): Promise<ValidationResult<T>> {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return fail([{ path: '', message: `${what} must be an object, got ${describe(plain)}` }]);
   }
@@ -236,14 +224,7 @@ function hasRules(cls: Function): boolean {
 }
 
 /** Issues for `required` properties that are undefined, following $ref / properties / items. */
-function missingRequired(
-  schema: JsonSchema,
-  value: unknown,
-  root: JsonSchema,
-  path = '',
-  seen = new Set<unknown>(),
-  out: ValidationIssue[] = [],
-): ValidationIssue[] {
+function missingRequired(schema: JsonSchema, value: unknown, root: JsonSchema, path = '', seen = new Set<unknown>(), out: ValidationIssue[] = []): ValidationIssue[] {
   if (value === null || typeof value !== 'object' || seen.has(value)) return out;
   seen.add(value); // outputs built in code may be cyclic
   const ref = schema.$ref as string | undefined;

@@ -143,7 +143,13 @@ function resolveChoices(
   if (values !== undefined) {
     if (values.length === 0) return 'allows no value at all (empty @IsIn list?)';
     if (!values.every((v) => typeof v === 'string')) return notStrings(values);
-    if (options && !sameSet(values as string[], options.map((o) => o.const))) {
+    if (
+      options &&
+      !sameSet(
+        values as string[],
+        options.map((o) => o.const),
+      )
+    ) {
       return `lists ${optionsKey} choices that differ from its allowed values (${list(values)})`;
     }
   }

@@ -26,10 +26,7 @@ export type ElicitationNumberSchema = Labels & {
 export type ElicitationBooleanSchema = Labels & { type: 'boolean'; default?: boolean };
 
 /** Single select: plain `enum`, legacy `enum` + `enumNames`, or titled `oneOf`. */
-export type ElicitationSingleSelectSchema = Labels & { type: 'string'; default?: string } & (
-    | { enum: string[]; enumNames?: string[] }
-    | { oneOf: ElicitationOption[] }
-  );
+export type ElicitationSingleSelectSchema = Labels & { type: 'string'; default?: string } & ({ enum: string[]; enumNames?: string[] } | { oneOf: ElicitationOption[] });
 
 /** Multi-select: an array of strings chosen from `items.enum` or titled `items.anyOf`. */
 export type ElicitationMultiSelectSchema = Labels & {
@@ -41,12 +38,7 @@ export type ElicitationMultiSelectSchema = Labels & {
 };
 
 /** A property of an elicitation form: one of the primitive shapes the protocol allows. */
-export type PrimitiveSchema =
-  | ElicitationStringSchema
-  | ElicitationNumberSchema
-  | ElicitationBooleanSchema
-  | ElicitationSingleSelectSchema
-  | ElicitationMultiSelectSchema;
+export type PrimitiveSchema = ElicitationStringSchema | ElicitationNumberSchema | ElicitationBooleanSchema | ElicitationSingleSelectSchema | ElicitationMultiSelectSchema;
 
 /** `requestedSchema` of an `elicitation/create` request in form mode: a flat object. */
 export type ElicitationSchema = {

@@ -32,7 +32,20 @@ const VALUE_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximu
 
 // Keywords whose value is one subschema, a list of them, or a name → subschema map. A header
 // annotation under any of them is not statically reachable (only `properties` chains are).
-const SUBSCHEMA = ['items', 'additionalItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema'];
+const SUBSCHEMA = [
+  'items',
+  'additionalItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
+];
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
 const SUBSCHEMA_MAPS = ['$defs', 'definitions', 'patternProperties', 'dependentSchemas', 'dependencies'];
 
@@ -120,8 +133,7 @@ function checkAnnotation(node: Record<string, unknown>, location: string[], stat
     problems.push(`${where}: x-mcp-header must be a non-empty string, got ${JSON.stringify(value)}`);
   } else if (!TOKEN.test(value)) {
     problems.push(
-      `${where}: ${said} is not an HTTP header name token (RFC 9110 tchar: letters, digits and ! # $ % & ' * + - . ^ _ \` | ~; ` +
-        `no spaces, control characters or other delimiters)`,
+      `${where}: ${said} is not an HTTP header name token (RFC 9110 tchar: letters, digits and ! # $ % & ' * + - . ^ _ \` | ~; ` + `no spaces, control characters or other delimiters)`,
     );
   }
   const type = node.type;

@@ -22,11 +22,7 @@ export type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidation
  * JSON type before class-transformer's `@Type(() => Set | Map)` converts them; a `nested` value
  * holds instances of `cls`. `each` means the array's elements.
  */
-export type PropertyShape =
-  | { kind: 'date'; each: boolean }
-  | { kind: 'set' }
-  | { kind: 'map' }
-  | { kind: 'nested'; each: boolean; cls: Function };
+export type PropertyShape = { kind: 'date'; each: boolean } | { kind: 'set' } | { kind: 'map' } | { kind: 'nested'; each: boolean; cls: Function };
 
 /**
  * Something a class's schema cannot express. `error`: a call can never succeed as intended (so
@@ -89,8 +85,7 @@ export function propertySchema(classes: ClassSchemas, cls: Function, property: s
     if (Object.keys(items).length > 0) own.additionalProperties = typeFirst(items);
     items = {};
   }
-  const isArray =
-    own.type === 'array' || designType === Array || collection === 'set' || nestedEach || Object.keys(items).length > 0 || notEmptyEach;
+  const isArray = own.type === 'array' || designType === Array || collection === 'set' || nestedEach || Object.keys(items).length > 0 || notEmptyEach;
 
   // A Date travels as an ISO 8601 date-time string; validation turns it into a Date (classShapes).
   const isDate = designType === Date || declaredType === Date || rules.some((m) => m.name === 'isDate');

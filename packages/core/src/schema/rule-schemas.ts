@@ -54,7 +54,13 @@ function enumValues(e: unknown): unknown[] {
     const member = obj[k];
     return typeof member === 'string' && typeof obj[member] === 'number' && String(obj[member]) === k;
   };
-  return [...new Set(Object.keys(obj).filter((k) => !isReverse(k)).map((k) => obj[k]))];
+  return [
+    ...new Set(
+      Object.keys(obj)
+        .filter((k) => !isReverse(k))
+        .map((k) => obj[k]),
+    ),
+  ];
 }
 
 function addPattern(s: JsonSchema, source: string): void {

@@ -45,8 +45,7 @@ function build(cls: Function): ElicitationSchema {
   const problems: ElicitationProblem[] = [];
   const rules = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
   for (const [name, source] of Object.entries((json.properties ?? {}) as Record<string, JsonSchema>)) {
-    const converted =
-      dateProperty(cls, name) ?? typeConflict(rules.filter((m) => m.propertyName === name)) ?? convertProperty(source, getFieldOptions(cls, name)?.enumTitles);
+    const converted = dateProperty(cls, name) ?? typeConflict(rules.filter((m) => m.propertyName === name)) ?? convertProperty(source, getFieldOptions(cls, name)?.enumTitles);
     // The derived field is checked like a hand-written one (defaults, bounds, option lists).
     const reasons = typeof converted === 'string' ? [converted] : checkProperty(converted);
     if (reasons.length > 0) problems.push(...reasons.map((reason) => ({ property: name, reason })));

@@ -96,7 +96,11 @@ export class InMemoryTaskStore implements TaskStore {
   list(owner: string, cursor: string | undefined, limit: number): { tasks: TaskRecord[]; nextCursor?: string } {
     let after = 0;
     if (cursor !== undefined) {
-      after = Number(Buffer.from(cursor, 'base64url').toString('utf8').replace(/^tasks:/, ''));
+      after = Number(
+        Buffer.from(cursor, 'base64url')
+          .toString('utf8')
+          .replace(/^tasks:/, ''),
+      );
       if (!/^tasks:\d+$/.test(Buffer.from(cursor, 'base64url').toString('utf8')) || !Number.isSafeInteger(after)) {
         throw new InvalidTaskCursorError(`Invalid cursor for tasks/list: ${JSON.stringify(cursor)}`);
       }

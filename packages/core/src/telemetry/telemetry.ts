@@ -119,9 +119,16 @@ export class Telemetry {
   private build(meter: Meter): Instruments {
     const seconds = { unit: 's', advice: { explicitBucketBoundaries: sem.DURATION_BUCKETS } };
     const instruments: Instruments = {
-      operationDuration: meter.createHistogram(sem.METRIC_OPERATION_DURATION, { ...seconds, description: 'The duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.' }),
+      operationDuration: meter.createHistogram(sem.METRIC_OPERATION_DURATION, {
+        ...seconds,
+        description: 'The duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.',
+      }),
       sessionDuration: meter.createHistogram(sem.METRIC_SESSION_DURATION, { ...seconds, description: 'The duration of the MCP session as observed on the MCP server.' }),
-      refusals: meter.createCounter(sem.METRIC_REFUSALS, { unit: '{refusal}', description: 'Messages and HTTP requests refused: by auth (401/403), by a limit, or with another 4xx status.', valueType: ValueType.INT }),
+      refusals: meter.createCounter(sem.METRIC_REFUSALS, {
+        unit: '{refusal}',
+        description: 'Messages and HTTP requests refused: by auth (401/403), by a limit, or with another 4xx status.',
+        valueType: ValueType.INT,
+      }),
     };
     const gauge = (name: string, unit: string, description: string, read: () => number) =>
       meter.createObservableGauge(name, { unit, description, valueType: ValueType.INT }).addCallback((result) => result.observe(read()));
@@ -133,12 +140,10 @@ export class Telemetry {
       for (const read of this.eventStores) bytes += read();
       return bytes;
     });
-    meter
-      .createObservableGauge(sem.METRIC_TASKS, { unit: '{task}', description: 'Tasks held, by status.', valueType: ValueType.INT })
-      .addCallback((result) => {
-        const counts = this.source.taskCounts();
-        for (const status in counts) result.observe(counts[status]!, { [sem.ATTR_MCPX_TASK_STATUS]: status });
-      });
+    meter.createObservableGauge(sem.METRIC_TASKS, { unit: '{task}', description: 'Tasks held, by status.', valueType: ValueType.INT }).addCallback((result) => {
+      const counts = this.source.taskCounts();
+      for (const status in counts) result.observe(counts[status]!, { [sem.ATTR_MCPX_TASK_STATUS]: status });
+    });
     return instruments;
   }
 

@@ -43,7 +43,9 @@ class Greeter extends McpServer {
     const answer = ctx.inputResponses?.confirm as { action?: string; content?: { ok?: boolean } } | undefined;
     if (!state) {
       throw new InputRequired({
-        inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } },
+        inputRequests: {
+          confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
+        },
         state: { step: 1 },
       });
     }
@@ -95,9 +97,7 @@ describe('MRTR: ctx.elicit/sample/roots under 2026-07-28', () => {
     expect(typeof first.requestState).toBe('string');
     expect(first.ttlMs).toBeUndefined(); // interim results carry no caching hints
 
-    const second = resultOf(
-      await call(engine, 'tools/call', { ...base, requestState: first.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Ada' } } } }),
-    );
+    const second = resultOf(await call(engine, 'tools/call', { ...base, requestState: first.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Ada' } } } }));
     expect(Object.keys(second.inputRequests)).toEqual(['elicit-2']);
 
     const third = resultOf(

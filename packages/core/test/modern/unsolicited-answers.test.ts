@@ -54,7 +54,10 @@ class Vault extends McpServer {
   raw(_input: void, ctx: RequestContext) {
     this.seen.push(ctx.inputResponses === undefined ? undefined : { ...ctx.inputResponses });
     if (ctx.requestState === undefined) {
-      throw new InputRequired({ inputRequests: { ok: { method: 'elicitation/create', params: { mode: 'form', message: 'OK?', requestedSchema: { type: 'object', properties: {} } } } }, state: { step: 1 } });
+      throw new InputRequired({
+        inputRequests: { ok: { method: 'elicitation/create', params: { mode: 'form', message: 'OK?', requestedSchema: { type: 'object', properties: {} } } } },
+        state: { step: 1 },
+      });
     }
     return JSON.stringify(ctx.inputResponses ?? null);
   }

@@ -231,14 +231,7 @@ describe('classToJsonSchema: rule mapping', () => {
       inferredBoolean: { type: 'boolean' },
       inferredNothing: {},
     });
-    expect(schema.required).toEqual([
-      'custom',
-      'anything',
-      'inferredString',
-      'inferredNumber',
-      'inferredBoolean',
-      'inferredNothing',
-    ]);
+    expect(schema.required).toEqual(['custom', 'anything', 'inferredString', 'inferredNumber', 'inferredBoolean', 'inferredNothing']);
   });
 
   it('emits a closed object shape without `required` when nothing is required', () => {
@@ -254,10 +247,7 @@ describe('classToJsonSchema: rule mapping', () => {
     expect(classToJsonSchema(NoFields)).toEqual({ type: 'object', properties: {}, additionalProperties: false });
   });
 
-  it.each([TypeRules, ValueRules, NumberRules, StringRules, ArrayRules, Misc])(
-    'generates a valid 2020-12 schema for %p',
-    (cls) => expectValid2020Schema(classToJsonSchema(cls)),
-  );
+  it.each([TypeRules, ValueRules, NumberRules, StringRules, ArrayRules, Misc])('generates a valid 2020-12 schema for %p', (cls) => expectValid2020Schema(classToJsonSchema(cls)));
 });
 
 describe('classToJsonSchema: nested classes', () => {

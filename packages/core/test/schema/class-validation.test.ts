@@ -61,9 +61,7 @@ describe('validateInput', () => {
 
   it('reports bounds', async () => {
     expect(await issuesOf({ ...valid, limit: 0 })).toEqual([{ path: 'limit', message: 'limit must not be less than 1' }]);
-    expect(await issuesOf({ ...valid, limit: 11 })).toEqual([
-      { path: 'limit', message: 'limit must not be greater than 10' },
-    ]);
+    expect(await issuesOf({ ...valid, limit: 11 })).toEqual([{ path: 'limit', message: 'limit must not be greater than 10' }]);
   });
 
   it('does not coerce values', async () => {
@@ -75,9 +73,7 @@ describe('validateInput', () => {
 
   it('reports unknown properties, also inside nested objects', async () => {
     expect(await issuesOf({ ...valid, extra: 1 })).toEqual([{ path: 'extra', message: 'property extra should not exist' }]);
-    expect(await issuesOf({ name: 'Ada', address: { city: 'x', planet: 'Mars' } })).toEqual([
-      { path: 'address.planet', message: 'property planet should not exist' },
-    ]);
+    expect(await issuesOf({ name: 'Ada', address: { city: 'x', planet: 'Mars' } })).toEqual([{ path: 'address.planet', message: 'property planet should not exist' }]);
   });
 
   it.each([
@@ -116,9 +112,7 @@ describe('validateInput', () => {
   });
 
   it('reports a nested value that is not an object', async () => {
-    expect(await issuesOf({ name: 'Ada', address: 'London' })).toEqual([
-      { path: 'address', message: 'nested property address must be either object or array' },
-    ]);
+    expect(await issuesOf({ name: 'Ada', address: 'London' })).toEqual([{ path: 'address', message: 'nested property address must be either object or array' }]);
   });
 
   it('accepts a class without properties only with no arguments', async () => {
@@ -227,14 +221,10 @@ describe('validateOutput', () => {
 describe('formatIssues', () => {
   it('formats one line per issue', async () => {
     const text = formatIssues(await issuesOf({ ...valid, limit: 0, address: { city: 1 } }));
-    expect(text).toBe(
-      'Invalid arguments:\n- limit: limit must not be less than 1\n- address.city: city must be a string',
-    );
+    expect(text).toBe('Invalid arguments:\n- limit: limit must not be less than 1\n- address.city: city must be a string');
   });
 
   it('omits the path for root issues and accepts a heading', () => {
-    expect(formatIssues([{ path: '', message: 'result must be an object, got null' }], 'Invalid result')).toBe(
-      'Invalid result:\n- result must be an object, got null',
-    );
+    expect(formatIssues([{ path: '', message: 'result must be an object, got null' }], 'Invalid result')).toBe('Invalid result:\n- result must be an object, got null');
   });
 });

@@ -46,8 +46,7 @@ const isStr = (v: unknown): v is string => typeof v === 'string';
 const optStr = (v: unknown) => v === undefined || isStr(v);
 const optNum = (v: unknown) => v === undefined || typeof v === 'number';
 const strArr = (v: unknown) => Array.isArray(v) && v.every(isStr);
-const titledOptions = (v: unknown) =>
-  Array.isArray(v) && v.every((o) => typeof o === 'object' && o !== null && isStr(o.const) && isStr(o.title));
+const titledOptions = (v: unknown) => Array.isArray(v) && v.every((o) => typeof o === 'object' && o !== null && isStr(o.const) && isStr(o.title));
 const FORMATS = ['email', 'uri', 'date', 'date-time'];
 
 /** Names of the primitive shapes a property matches (the client accepts it if there is one). */
@@ -55,26 +54,14 @@ function shapesOf(p: Record<string, unknown>): string[] {
   const labels = optStr(p.title) && optStr(p.description);
   const items = (p.items ?? {}) as Record<string, unknown>;
   const shapes: Record<string, boolean> = {
-    string:
-      p.type === 'string' &&
-      optNum(p.minLength) &&
-      optNum(p.maxLength) &&
-      (p.format === undefined || FORMATS.includes(p.format as string)) &&
-      optStr(p.default),
+    string: p.type === 'string' && optNum(p.minLength) && optNum(p.maxLength) && (p.format === undefined || FORMATS.includes(p.format as string)) && optStr(p.default),
     number: (p.type === 'number' || p.type === 'integer') && optNum(p.minimum) && optNum(p.maximum) && optNum(p.default),
     boolean: p.type === 'boolean' && (p.default === undefined || typeof p.default === 'boolean'),
     untitledSingle: p.type === 'string' && strArr(p.enum) && optStr(p.default),
     titledSingle: p.type === 'string' && titledOptions(p.oneOf) && optStr(p.default),
     legacyEnum: p.type === 'string' && strArr(p.enum) && (p.enumNames === undefined || strArr(p.enumNames)) && optStr(p.default),
-    untitledMulti:
-      p.type === 'array' &&
-      optNum(p.minItems) &&
-      optNum(p.maxItems) &&
-      items.type === 'string' &&
-      strArr(items.enum) &&
-      (p.default === undefined || strArr(p.default)),
-    titledMulti:
-      p.type === 'array' && optNum(p.minItems) && optNum(p.maxItems) && titledOptions(items.anyOf) && (p.default === undefined || strArr(p.default)),
+    untitledMulti: p.type === 'array' && optNum(p.minItems) && optNum(p.maxItems) && items.type === 'string' && strArr(items.enum) && (p.default === undefined || strArr(p.default)),
+    titledMulti: p.type === 'array' && optNum(p.minItems) && optNum(p.maxItems) && titledOptions(items.anyOf) && (p.default === undefined || strArr(p.default)),
   };
   return labels ? Object.keys(shapes).filter((k) => shapes[k]) : [];
 }
@@ -159,14 +146,19 @@ class Booleans {
 class SingleSelects {
   @IsIn(['Red', 'Green', 'Blue']) @Field({ default: 'Red' }) color!: string;
   @IsEnum(Plan) plan!: Plan;
-  @IsIn(['#FF0000', '#00FF00', '#0000FF']) @Field({ enumTitles: { '#FF0000': 'Red', '#00FF00': 'Green', '#0000FF': 'Blue' }, default: '#FF0000' })
+  @IsIn(['#FF0000', '#00FF00', '#0000FF'])
+  @Field({ enumTitles: { '#FF0000': 'Red', '#00FF00': 'Green', '#0000FF': 'Blue' }, default: '#FF0000' })
   hex!: string;
   @IsOptional() @IsEnum(Plan) @Field({ enumTitles: { free: 'Free tier', pro: 'Professional' } }) titledPlan?: Plan;
   @IsOptional() @IsString() @Equals('yes') confirm?: string;
 }
 
 class MultiSelects {
-  @IsArray() @IsIn(['Red', 'Green', 'Blue'], { each: true }) @ArrayMinSize(1) @ArrayMaxSize(2) @Field({ default: ['Red', 'Green'] })
+  @IsArray()
+  @IsIn(['Red', 'Green', 'Blue'], { each: true })
+  @ArrayMinSize(1)
+  @ArrayMaxSize(2)
+  @Field({ default: ['Red', 'Green'] })
   colors!: string[];
   @IsOptional() @IsArray() @IsEnum(Plan, { each: true }) @ArrayUnique() plans?: Plan[];
   @IsOptional()
@@ -199,7 +191,11 @@ class Sep1330Enums {
   @IsIn(['value1', 'value2', 'value3']) @Field({ enumTitles: firstSecondThird('Option') }) titledSingle!: string;
   @IsIn(['opt1', 'opt2', 'opt3']) @Field({ schema: { enumNames: ['Option One', 'Option Two', 'Option Three'] } }) legacyEnum!: string;
   @IsArray() @IsIn(['option1', 'option2', 'option3'], { each: true }) @ArrayMinSize(1) @ArrayMaxSize(3) untitledMulti!: string[];
-  @IsArray() @IsIn(['value1', 'value2', 'value3'], { each: true }) @ArrayMinSize(1) @ArrayMaxSize(3) @Field({ enumTitles: firstSecondThird('Choice') })
+  @IsArray()
+  @IsIn(['value1', 'value2', 'value3'], { each: true })
+  @ArrayMinSize(1)
+  @ArrayMaxSize(3)
+  @Field({ enumTitles: firstSecondThird('Choice') })
   titledMulti!: string[];
 }
 
@@ -315,8 +311,7 @@ describe('toElicitationSchema: primitive shapes from class rules', () => {
   });
 
   it('reproduces the SEP-1330 enums fixture (FIXTURES §20)', () => {
-    const options = (word: string) =>
-      Object.entries(firstSecondThird(word)).map(([value, title]) => ({ const: value, title }));
+    const options = (word: string) => Object.entries(firstSecondThird(word)).map(([value, title]) => ({ const: value, title }));
     const p = props(Sep1330Enums);
     expect(p).toEqual({
       untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
@@ -537,7 +532,14 @@ const GOOD_SCHEMAS: [string, unknown][] = [
         integer: { type: 'integer', minimum: -5, default: 0 },
         flag: { type: 'boolean', default: false },
         color: { type: 'string', enum: ['Red', 'Green', 'Blue'], default: 'Red' },
-        hex: { type: 'string', oneOf: [{ const: '#FF0000', title: 'Red' }, { const: '#00FF00', title: 'Green' }], default: '#FF0000' },
+        hex: {
+          type: 'string',
+          oneOf: [
+            { const: '#FF0000', title: 'Red' },
+            { const: '#00FF00', title: 'Green' },
+          ],
+          default: '#FF0000',
+        },
         legacy: { type: 'string', enum: ['a', 'b'], enumNames: ['A', 'B'] },
         colors: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['Red', 'Green', 'Blue'] }, default: ['Red', 'Green'] },
         hexes: { type: 'array', items: { anyOf: [{ const: '#FF0000', title: 'Red' }] }, default: ['#FF0000'] },
@@ -566,7 +568,12 @@ const BAD_SCHEMAS: [string, unknown, RegExp, boolean][] = [
   ['a required list that is not strings', { type: 'object', properties: {}, required: [1] }, /required must be an array of property names/, true],
   ['a numeric enum on a number', { type: 'object', properties: { n: { type: 'number', enum: [1, 2] } } }, /choices \(enum \/ oneOf\) are only allowed on strings/, false],
   ['a default that is not a choice', { type: 'object', properties: { s: { type: 'string', enum: ['a'], default: 'b' } } }, /default "b" is not one of the choices/, false],
-  ['a multi default that is not a choice', { type: 'object', properties: { m: { type: 'array', items: { type: 'string', enum: ['a'] }, default: ['x'] } } }, /default has values that are not choices: "x"/, false],
+  [
+    'a multi default that is not a choice',
+    { type: 'object', properties: { m: { type: 'array', items: { type: 'string', enum: ['a'] }, default: ['x'] } } },
+    /default has values that are not choices: "x"/,
+    false,
+  ],
   ['enumNames of another length', { type: 'object', properties: { s: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } } }, /enumNames has 1 entries but enum has 2/, false],
   ['enum and oneOf together', { type: 'object', properties: { s: { type: 'string', enum: ['a'], oneOf: [{ const: 'a', title: 'A' }] } } }, /has both enum and oneOf/, false],
   ['minimum above maximum', { type: 'object', properties: { n: { type: 'integer', minimum: 5, maximum: 1 } } }, /minimum 5 is greater than maximum 1/, false],
@@ -642,9 +649,7 @@ describe('validateElicitedContent', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.value).toBeInstanceOf(Profile);
-    expect(result.value).toEqual(
-      Object.assign(new Profile(), { name: 'Ada', email: 'ada@example.com', age: 36, plan: 'pro', topics: ['a', 'c'], newsletter: false, handle: 'ada' }),
-    );
+    expect(result.value).toEqual(Object.assign(new Profile(), { name: 'Ada', email: 'ada@example.com', age: 36, plan: 'pro', topics: ['a', 'c'], newsletter: false, handle: 'ada' }));
   });
 
   it('accepts content that leaves out optional fields', async () => {
@@ -663,12 +668,8 @@ describe('validateElicitedContent', () => {
   });
 
   it('reports a number out of range and a wrong type', async () => {
-    expect(await issuesOf({ name: 'Ada', email: 'ada@example.com', age: 12 })).toEqual([
-      { path: 'age', message: 'age must not be less than 18' },
-    ]);
-    expect(await issuesOf({ name: 'Ada', email: 'ada@example.com', age: '30' })).toEqual(
-      expect.arrayContaining([{ path: 'age', message: 'age must be an integer number' }]),
-    );
+    expect(await issuesOf({ name: 'Ada', email: 'ada@example.com', age: 12 })).toEqual([{ path: 'age', message: 'age must not be less than 18' }]);
+    expect(await issuesOf({ name: 'Ada', email: 'ada@example.com', age: '30' })).toEqual(expect.arrayContaining([{ path: 'age', message: 'age must be an integer number' }]));
   });
 
   it('reports a value that is not a choice, single and multi', async () => {
@@ -684,9 +685,7 @@ describe('validateElicitedContent', () => {
   });
 
   it('enforces rules the form could not carry', async () => {
-    expect(await issuesOf({ name: 'Ada', email: 'ada@example.com', handle: 'Ada!' })).toEqual([
-      { path: 'handle', message: 'handle must match /^[a-z]+$/ regular expression' },
-    ]);
+    expect(await issuesOf({ name: 'Ada', email: 'ada@example.com', handle: 'Ada!' })).toEqual([{ path: 'handle', message: 'handle must match /^[a-z]+$/ regular expression' }]);
   });
 
   it('reports missing required fields once each', async () => {

@@ -128,11 +128,7 @@ describe('bearer tokens on every MCP request', () => {
     ];
     for (const [what, t, description] of cases) {
       const res = await post(server.url, initializeBody(), undefined, bearer(t));
-      expect([what, res.status, challengeOf(res)]).toEqual([
-        what,
-        401,
-        `Bearer resource_metadata="${metadataUrl()}", error="invalid_token", error_description="${description}"`,
-      ]);
+      expect([what, res.status, challengeOf(res)]).toEqual([what, 401, `Bearer resource_metadata="${metadataUrl()}", error="invalid_token", error_description="${description}"`]);
     }
   });
 

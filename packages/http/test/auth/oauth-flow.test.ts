@@ -37,7 +37,13 @@ class AutoApprovingProvider implements OAuthClientProvider {
     return 'http://127.0.0.1:9/callback';
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'mcpx oauth test', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'mcpx oauth test',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.info;

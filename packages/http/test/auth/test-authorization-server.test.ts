@@ -295,7 +295,16 @@ describe('mintToken', () => {
       notBefore: 2_000_000_000,
       extraClaims: { tenant: 't1', iat: undefined },
     });
-    expect(jose.decodeJwt(token)).toEqual({ iss: 'http://elsewhere', sub: 'bob', aud: [RESOURCE, 'other'], client_id: 'c2', scope: 'admin', nbf: 2_000_000_000, exp: expect.any(Number), tenant: 't1' });
+    expect(jose.decodeJwt(token)).toEqual({
+      iss: 'http://elsewhere',
+      sub: 'bob',
+      aud: [RESOURCE, 'other'],
+      client_id: 'c2',
+      scope: 'admin',
+      nbf: 2_000_000_000,
+      exp: expect.any(Number),
+      tenant: 't1',
+    });
 
     const bare = await as.mintToken({ subject: undefined, expiresInSec: undefined, issuer: undefined, clientId: undefined, scope: undefined, kid: undefined });
     expect(Object.keys(jose.decodeJwt(bare)).sort()).toEqual(['iat']);

@@ -306,12 +306,7 @@ export class Session implements RequestHost, EraFront {
    * a thrown McpError with its code and message; no answer within `timeoutMs` is -32001; an abort
    * of `signal` rejects with its reason. Either way the client is told to stop (notifications/cancelled).
    */
-  request(
-    method: string,
-    params: Record<string, unknown>,
-    channel: MessageChannel,
-    options: AskOptions = {},
-  ): Promise<Record<string, unknown>> {
+  request(method: string, params: Record<string, unknown>, channel: MessageChannel, options: AskOptions = {}): Promise<Record<string, unknown>> {
     if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.InvalidRequest, `Cannot send ${method}: the session is closed`));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);

@@ -14,4 +14,3 @@ export function toModernError(err: unknown): unknown {
   if (err instanceof InputNeeded) return new McpError(ErrorCode.InvalidRequest, 'This request cannot wait on the client for input');
   return err;
 }
-

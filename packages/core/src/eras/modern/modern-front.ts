@@ -30,7 +30,11 @@ export interface ModernRounds {
   readonly cache: CacheHint;
   capabilities(): ServerCapabilities;
   /** Opens the state a retry brings back and takes the answers to what its round asked. */
-  openRound(params: Record<string, unknown>, digest: () => string, principal: Principal | undefined): { round?: StatePayload; answers?: Record<string, unknown>; responses?: Record<string, unknown> };
+  openRound(
+    params: Record<string, unknown>,
+    digest: () => string,
+    principal: Principal | undefined,
+  ): { round?: StatePayload; answers?: Record<string, unknown>; responses?: Record<string, unknown> };
   /** The InputRequiredResult of a round that asks the client, its state sealed. */
   inputRequired(requests: Record<string, InputRequest>, answers: Record<string, unknown>, digest: () => string, principal: Principal | undefined, state: unknown): Record<string, unknown>;
 }
@@ -131,7 +135,10 @@ export class ModernFront implements EraFront {
     const principal = ctx.principal;
     const round = this.round;
     const inputRequired = (requests: Record<string, InputRequest>, carried: Record<string, unknown>, state: unknown) =>
-      resultResponse(id, this.modern.inputRequired(requests, carried, () => this.digest(method, params), principal, state));
+      resultResponse(
+        id,
+        this.modern.inputRequired(requests, carried, () => this.digest(method, params), principal, state),
+      );
     const failure = outcome.ok ? undefined : outcome.error;
     // Questions the run could not answer end the round, whatever the handler (or a middleware) made of their rejection.
     if (host.pendingCount > 0 && !(failure instanceof InputRequired)) return inputRequired(host.pending, host.used, round?.state);

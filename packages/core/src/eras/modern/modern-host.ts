@@ -35,7 +35,9 @@ export class ModernHost implements RequestHost {
 
   ask(method: string, params: Record<string, unknown>, _channel: MessageChannel, options: { signal?: AbortSignal }): Promise<Record<string, unknown>> {
     if (!this.answers) {
-      return Promise.reject(new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask the client for input: only tools/call, prompts/get and resources/read can (protocol 2026-07-28)`));
+      return Promise.reject(
+        new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask the client for input: only tools/call, prompts/get and resources/read can (protocol 2026-07-28)`),
+      );
     }
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     const key = inputKey(method, ++this.asked);

@@ -124,13 +124,7 @@ export class ModernRequests {
     return { round, answers, responses };
   }
 
-  inputRequired(
-    requests: Record<string, InputRequest>,
-    answers: Record<string, unknown>,
-    digest: () => string,
-    principal: Principal | undefined,
-    state: unknown,
-  ): Record<string, unknown> {
+  inputRequired(requests: Record<string, InputRequest>, answers: Record<string, unknown>, digest: () => string, principal: Principal | undefined, state: unknown): Record<string, unknown> {
     const asked = Object.keys(requests);
     const requestState = this.sealer.seal({
       request: digest(),

@@ -5,7 +5,7 @@ import { optionalString, requireCapability } from '../../../context/params';
 
 export const getTask: Answers<LegacyResults['tasks/get']> = async (params, ctx) => {
   requireCapability(ctx, 'tasks');
-  return (await ctx.engine.tasks.legacy.get(params.taskId as string, ctx.session!));
+  return await ctx.engine.tasks.legacy.get(params.taskId as string, ctx.session!);
 };
 
 export const taskResult: Answers<LegacyResults['tasks/result']> = async (params, ctx) => {
@@ -16,10 +16,10 @@ export const taskResult: Answers<LegacyResults['tasks/result']> = async (params,
 export const listTasks: Answers<LegacyResults['tasks/list']> = async (params, ctx) => {
   requireCapability(ctx, 'tasks');
   const engine = ctx.engine;
-  return (await engine.tasks.legacy.list(ctx.session!, optionalString(params, 'cursor', 'tasks/list'), engine.options.pageSize));
+  return await engine.tasks.legacy.list(ctx.session!, optionalString(params, 'cursor', 'tasks/list'), engine.options.pageSize);
 };
 
 export const cancelTask: Answers<LegacyResults['tasks/cancel']> = async (params, ctx) => {
   requireCapability(ctx, 'tasks');
-  return (await ctx.engine.tasks.legacy.cancel(params.taskId as string, ctx.session!));
+  return await ctx.engine.tasks.legacy.cancel(params.taskId as string, ctx.session!);
 };

@@ -11,7 +11,7 @@ import type { ExtensionMethod, ExtensionServer, ExtensionSettings, McpExtension 
  * requires). tasks/result and tasks/list are 2025-11-25's alone: here they are unknown methods.
  */
 export const getTask: Answers<ModernTaskResults['tasks/get']> = async (params, ctx) => {
-  return (await ctx.engine.tasks.modern.getDetailed(params.taskId, ctx.principal));
+  return await ctx.engine.tasks.modern.getDetailed(params.taskId, ctx.principal);
 };
 
 export const updateTask: Answers<ModernTaskResults['tasks/update']> = async (params, ctx) => {
