@@ -26,7 +26,7 @@ export type { ClientRequestOptions } from './context/client-requests';
 export type { Middleware, MiddlewareContext, Next } from './context/middleware';
 export type { McpExtension, ExtensionMethod, ExtensionNotification, ExtensionServer, ExtensionSettings, NotificationSource } from './context/extension';
 export type { InputRequest } from './protocol/input-required';
-export type { Principal } from './auth/principal';
+export type { Caller, Principal } from './auth/principal';
 export { Session } from './eras/legacy/session';
 
 // Errors: the wire's (McpError, ErrorCode) and mcpx's own (McpxError and its codes)

@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../protocol/errors';
+import type { Implementation } from '../protocol/types';
 
 /**
  * Who is calling: set from a verified access token over HTTP, or configured for stdio (where the
@@ -15,9 +16,24 @@ export interface Principal {
   claims: Record<string, unknown>;
 }
 
-/** What an entry (tool, resource, template, prompt) needs before a principal may use it. */
+/** Who asks, as an entry's `visible` rule sees it: per request in the 2026-07-28 era, per session in 2025-11-25. */
+export interface Caller {
+  readonly principal?: Principal;
+  readonly era: 'legacy' | 'modern';
+  readonly clientInfo?: Implementation;
+  /** The 2025-11-25 session's id; undefined in the 2026-07-28 era. */
+  readonly sessionId?: string;
+}
+
+/** Whether a caller may know an entry exists: hidden entries are absent from its lists and answer as unknown. */
+export type VisibilityRule = (caller: Caller) => boolean | Promise<boolean>;
+
+/** What an entry (tool, resource, template, prompt) needs before a principal may use it, and who may see it. */
 export interface ScopedEntry {
   readonly scopes: readonly string[];
+  /** Labels the server's `includeTags` / `excludeTags` select on. */
+  readonly tags?: readonly string[];
+  readonly visible?: VisibilityRule;
 }
 
 /** The scopes of `required` the principal lacks (none when there is no principal: auth is off). */

@@ -42,6 +42,8 @@ export interface ServerSettings {
   readonly clientRequestTimeoutMs: number;
   readonly maxRequestsInFlight: number;
   readonly listOnlyPermitted?: boolean;
+  readonly includeTags?: readonly string[];
+  readonly excludeTags?: readonly string[];
   readonly clientLogLevel?: LoggingLevel;
 }
 

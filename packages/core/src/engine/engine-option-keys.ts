@@ -27,5 +27,7 @@ export const ENGINE_OPTION_KEYS = optionKeys<EngineOptions>()(
   'tasks',
   'capabilities',
   'listOnlyPermitted',
+  'includeTags',
+  'excludeTags',
   'strictDefinitions',
 );

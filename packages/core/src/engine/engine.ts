@@ -5,6 +5,7 @@ import { implementationOf, type ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
+import { tagFilterOf } from '../registry/entry-visibility';
 import type { MessageChannel } from '../context/channel';
 import type { NotificationHandler } from '../context/handler-types';
 import { Session } from '../eras/legacy/session';
@@ -86,6 +87,10 @@ export interface EngineOptions extends ModernOptions {
    * false, lists show everything and only using an entry needs its scopes.
    */
   listOnlyPermitted?: boolean;
+  /** Only entries carrying one of these tags are served (to anyone); docs/policies.md. */
+  includeTags?: readonly string[];
+  /** Entries carrying any of these tags are served to no one. */
+  excludeTags?: readonly string[];
   /**
    * Makes definition warnings (what an input class's schema cannot check: a union typed property,
    * `unknown`, an undecorated property...) errors at startup, like the definitions that cannot
@@ -190,6 +195,7 @@ export class McpEngine {
       });
       this.tasks.cluster = this.cluster;
     }
+    registry.tagFilter = tagFilterOf(options.includeTags, options.excludeTags);
     registry.onChange((kind) => {
       // What is offered may change with the entries (an extension's settings function): derived again when next asked.
       this.quietCapabilities = undefined;

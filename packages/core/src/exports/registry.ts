@@ -1,6 +1,6 @@
 // '@mcpx/core/registry': Building a server at runtime: registry entries and their specs, the option key lists, definition warnings.
 
-export type { ScopedEntry } from '../auth/principal';
+export type { Caller, ScopedEntry, VisibilityRule } from '../auth/principal';
 export type { ModernOptions } from '../eras/modern/modern-requests';
 export type { UnknownOption } from '../metadata/check-options';
 export { getServerOptions } from '../metadata/decorators';
@@ -9,6 +9,7 @@ export { buildPromptEntry, type PromptSpec } from '../registry/build-prompt-entr
 export { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type TemplateSpec } from '../registry/build-resource-entries';
 export { buildToolEntry, type ToolSpec } from '../registry/build-tool-entry';
 export { EntryList, type ListKind, type Page } from '../registry/entry-list';
+export { passesTags, type TagFilter } from '../registry/entry-visibility';
 export type { InputClass, PromptEntry, PromptHandler, ResourceEntry, ResourceHandler, TemplateEntry, TemplateHandler, ToolEntry, ToolHandler, Validator } from '../registry/entry-types';
 export type { DefinitionWarning } from '../scanner/scanner';
 export { definitionWarnings } from '../server';

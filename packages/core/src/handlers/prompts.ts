@@ -4,7 +4,7 @@ import { formatIssues } from '../schema/class-validation';
 import { checkArgumentLimits } from '../schema/argument-limits';
 import type { Answers, SharedResults } from './method-types';
 import { objectParam, requireCapability, stringParam } from '../context/params';
-import { listPage } from './list-page';
+import { listPage, visibleEntry } from './list-page';
 
 export const listPrompts: Answers<SharedResults['prompts/list']> = (params, ctx) => {
   requireCapability(ctx, 'prompts');
@@ -15,7 +15,8 @@ export const listPrompts: Answers<SharedResults['prompts/list']> = (params, ctx)
 export const getPrompt: Answers<SharedResults['prompts/get']> = async (params, ctx) => {
   requireCapability(ctx, 'prompts');
   const name = stringParam(params, 'name', 'prompts/get');
-  const entry = ctx.engine.registry.prompts.get(name);
+  const named = visibleEntry(ctx.engine.registry.prompts.get(name), ctx, `prompt "${name}"`);
+  const entry = named instanceof Promise ? await named : named;
   if (!entry) throw McpError.invalidParams(`Unknown prompt: ${name}`);
   const args = objectParam(params, 'arguments', 'prompts/get') ?? {};
   const limits = ctx.engine.argumentLimits;

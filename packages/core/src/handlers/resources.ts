@@ -2,7 +2,7 @@ import { McpError } from '../protocol/errors';
 import { toReadResourceResult } from '../content/normalize';
 import type { Answers, SharedResults } from './method-types';
 import { requireCapability, stringParam } from '../context/params';
-import { listPage } from './list-page';
+import { listPage, visibleEntry } from './list-page';
 
 export const listResources: Answers<SharedResults['resources/list']> = (params, ctx) => {
   requireCapability(ctx, 'resources');
@@ -19,7 +19,8 @@ export const readResource: Answers<SharedResults['resources/read']> = async (par
   requireCapability(ctx, 'resources');
   const uri = stringParam(params, 'uri', 'resources/read');
   const registry = ctx.engine.registry;
-  const resource = registry.resources.get(uri);
+  const found = visibleEntry(registry.resources.get(uri), ctx, `resource ${uri}`);
+  const resource = found instanceof Promise ? await found : found;
   if (resource) {
     // Before the handler runs, so the handler may still set its own (modern results only carry them).
     if (resource.cache) ctx.cacheHint = resource.cache;
@@ -28,7 +29,8 @@ export const readResource: Answers<SharedResults['resources/read']> = async (par
     return toReadResourceResult(value, uri, resource.definition.mimeType);
   }
   const match = registry.matchTemplate(uri);
-  if (!match) throw McpError.resourceNotFound(uri);
+  const template = match && visibleEntry(match.entry, ctx, `resource ${uri}`);
+  if (!match || !(template instanceof Promise ? await template : template)) throw McpError.resourceNotFound(uri);
   if (match.entry.cache) ctx.cacheHint = match.entry.cache;
   const value = await match.entry.handler(match.variables, ctx);
   if (value === undefined || value === null) throw McpError.resourceNotFound(uri);

@@ -4,7 +4,7 @@ import { invokeTool } from '../pipeline/invoke-tool';
 import type { ToolEntry } from '../registry/entry-types';
 import type { Tool } from '../protocol/types';
 import { objectParam, requireCapability, stringParam } from '../context/params';
-import { listPage } from './list-page';
+import { listPage, visibleEntry } from './list-page';
 import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../tasks/tasks-extension';
 
 export const listTools: Answers<SharedResults['tools/list']> = (params, ctx) => {
@@ -31,7 +31,9 @@ function withoutTaskSupport(entry: ToolEntry): Tool {
 export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx) => {
   requireCapability(ctx, 'tools');
   const name = stringParam(params, 'name', 'tools/call');
-  const entry = ctx.engine.registry.tools.get(name);
+  const named = visibleEntry(ctx.engine.registry.tools.get(name), ctx, `tool "${name}"`);
+  // Only an entry with a rule answers with a promise: the others cost no await.
+  const entry = named instanceof Promise ? await named : named;
   if (!entry) throw McpError.invalidParams(`Unknown tool: ${name}`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};

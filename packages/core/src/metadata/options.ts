@@ -3,6 +3,7 @@ import type { JsonSchema } from '../schema/json-schema';
 import type { ArgumentLimits } from '../schema/argument-limits';
 import type { CacheHint } from '../protocol/cache-hint';
 import type { Middleware } from '../context/middleware';
+import type { VisibilityRule } from '../auth/principal';
 import type { McpExtension } from '../context/extension';
 import { optionKeys } from './check-options';
 
@@ -56,6 +57,10 @@ export interface ToolOptions {
   taskSupport?: TaskSupport;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
   scopes?: string[];
+  /** Labels for the server's `includeTags` / `excludeTags` (docs/policies.md). */
+  tags?: string[];
+  /** Who may see this: a caller it returns false for finds it in no list, and using it answers as for an unknown name. */
+  visible?: VisibilityRule;
   /** What this tool's arguments may carry, over the server's `argumentLimits` (docs/tools.md). */
   limits?: ArgumentLimits;
 }
@@ -72,6 +77,10 @@ export interface ResourceOptions extends Omit<Resource, 'name'> {
   cache?: Partial<CacheHint>;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
   scopes?: string[];
+  /** Labels for the server's `includeTags` / `excludeTags` (docs/policies.md). */
+  tags?: string[];
+  /** Who may see this: a caller it returns false for finds it in no list, and using it answers as for an unknown name. */
+  visible?: VisibilityRule;
 }
 
 /** A template's listed fields; `name` defaults to the method name. */
@@ -83,6 +92,10 @@ export interface ResourceTemplateOptions extends Omit<ResourceTemplate, 'name'> 
   complete?: Record<string, Completer>;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
   scopes?: string[];
+  /** Labels for the server's `includeTags` / `excludeTags` (docs/policies.md). */
+  tags?: string[];
+  /** Who may see this: a caller it returns false for finds it in no list, and using it answers as for an unknown name. */
+  visible?: VisibilityRule;
 }
 
 export type PromptArgumentOptions = PromptArgument;
@@ -101,6 +114,10 @@ export interface PromptOptions {
   complete?: Record<string, Completer>;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
   scopes?: string[];
+  /** Labels for the server's `includeTags` / `excludeTags` (docs/policies.md). */
+  tags?: string[];
+  /** Who may see this: a caller it returns false for finds it in no list, and using it answers as for an unknown name. */
+  visible?: VisibilityRule;
 }
 
 /** Names the prompt argument or template variable a `@Complete` method completes. */

@@ -2,6 +2,7 @@ import { InsufficientScopeError, missingScopes, type Principal, type ScopedEntry
 import { ErrorCode } from '../protocol/errors';
 import { errorResponse, type JsonRpcErrorResponse, type RequestId } from '../protocol/jsonrpc';
 import type { Registry } from '../registry/registry';
+import { dependsOnCaller, passesTags } from '../registry/entry-visibility';
 
 /**
  * Admission: what a request must pass before any middleware or handler runs, decided once in the
@@ -18,8 +19,17 @@ export interface Refusal {
   readonly requiredScopes?: readonly string[];
 }
 
-/** The entry a request names and the words that name it in a refusal, for the methods that name one. */
+/**
+ * The entry a request names and the words that name it in a refusal, for the methods that name one.
+ * An entry the caller may not see must answer as unknown, so one hidden by the server's tags, or
+ * with a `visible` rule, is not scope-checked here: the handler decides visibility first.
+ */
 function scopedSubject(registry: Registry, method: string, params: Record<string, unknown> | undefined): { entry: ScopedEntry; what: string } | undefined {
+  const subject = namedSubject(registry, method, params);
+  return subject && (dependsOnCaller(subject.entry) || !passesTags(subject.entry, registry.tagFilter)) ? undefined : subject;
+}
+
+function namedSubject(registry: Registry, method: string, params: Record<string, unknown> | undefined): { entry: ScopedEntry; what: string } | undefined {
   if (!params) return undefined;
   switch (method) {
     case 'tools/call': {

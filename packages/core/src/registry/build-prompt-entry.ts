@@ -6,7 +6,7 @@ import { validateInput, type ValidationIssue } from '../schema/class-validation'
 import { getFieldOptions } from '../schema/field';
 import { compact } from '../compact';
 import { DefinitionError } from '../definition-error';
-import { middlewareOf, scopesOf } from './entry-scopes';
+import { middlewareOf, scopesOf, visibilityOf } from './entry-scopes';
 import type { InputClass, PromptEntry, PromptHandler, Validator } from './entry-types';
 
 export interface PromptSpec extends PromptOptions {
@@ -60,7 +60,16 @@ export function buildPromptEntry(spec: PromptSpec): PromptEntry {
     icons: spec.icons,
     _meta: spec._meta,
   });
-  return { definition, handler: spec.handler, validateArguments, completers, source, scopes: scopesOf(spec.scopes, source), ...middlewareOf(spec.middleware, source) };
+  return {
+    definition,
+    handler: spec.handler,
+    validateArguments,
+    completers,
+    source,
+    scopes: scopesOf(spec.scopes, source),
+    ...middlewareOf(spec.middleware, source),
+    ...visibilityOf(spec, source),
+  };
 }
 
 /** Prompt arguments are strings; each validated property of the class becomes one. */

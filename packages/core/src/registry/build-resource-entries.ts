@@ -4,7 +4,7 @@ import type { ResourceOptions, ResourceTemplateOptions } from '../metadata/optio
 import { UriTemplate, UriTemplateError } from '../uri-template';
 import { compact } from '../compact';
 import { DefinitionError } from '../definition-error';
-import { middlewareOf, scopesOf } from './entry-scopes';
+import { middlewareOf, scopesOf, visibilityOf } from './entry-scopes';
 import { cacheHintOf } from './entry-cache';
 import type { ResourceEntry, ResourceHandler, TemplateEntry, TemplateHandler } from './entry-types';
 
@@ -31,7 +31,15 @@ export function buildResourceEntry(spec: ResourceSpec): ResourceEntry {
     _meta: spec._meta,
   });
   const cache = cacheHintOf(spec.cache, source);
-  return { definition, handler: spec.handler, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}), ...middlewareOf(spec.middleware, source) };
+  return {
+    definition,
+    handler: spec.handler,
+    source,
+    scopes: scopesOf(spec.scopes, source),
+    ...(cache ? { cache } : {}),
+    ...middlewareOf(spec.middleware, source),
+    ...visibilityOf(spec, source),
+  };
 }
 
 export interface TemplateSpec extends ResourceTemplateOptions {
@@ -68,7 +76,17 @@ export function buildTemplateEntry(spec: TemplateSpec): TemplateEntry {
     annotations: spec.annotations,
     _meta: spec._meta,
   });
-  return { definition, template, handler: spec.handler, completers, source, scopes: scopesOf(spec.scopes, source), ...(cache ? { cache } : {}), ...middlewareOf(spec.middleware, source) };
+  return {
+    definition,
+    template,
+    handler: spec.handler,
+    completers,
+    source,
+    scopes: scopesOf(spec.scopes, source),
+    ...(cache ? { cache } : {}),
+    ...middlewareOf(spec.middleware, source),
+    ...visibilityOf(spec, source),
+  };
 }
 
 function isAbsoluteUri(uri: string): boolean {

@@ -9,7 +9,7 @@ import { validateInput, validateOutput } from '../schema/class-validation';
 import { DEFAULT_ARGUMENT_LIMITS, resolveArgumentLimits } from '../schema/argument-limits';
 import { compact } from '../compact';
 import { DefinitionError } from '../definition-error';
-import { middlewareOf, scopesOf } from './entry-scopes';
+import { middlewareOf, scopesOf, visibilityOf } from './entry-scopes';
 import type { InputClass, ToolEntry, ToolHandler, Validator } from './entry-types';
 
 /** Spec guidance for tool names (2025-11-25, server/tools "Tool Names"). */
@@ -65,6 +65,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     source,
     scopes: scopesOf(spec.scopes, source),
     ...middlewareOf(spec.middleware, source),
+    ...visibilityOf(spec, source),
   };
 }
 

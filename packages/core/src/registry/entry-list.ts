@@ -32,6 +32,8 @@ export class EntryList<T> {
   private nextSeq = 1;
   /** Whether an entry with middleware of its own was ever added: the pipeline looks entries up for their middleware only then. */
   hasMiddleware = false;
+  /** Whether an entry with a `visible` rule was ever added: lists await rules only then. */
+  hasVisibilityRules = false;
 
   constructor(
     readonly kind: ListKind,
@@ -46,6 +48,7 @@ export class EntryList<T> {
   add(key: string, entry: T, options: { replace?: boolean; enabled?: boolean } = {}): void {
     const existing = this.slots.get(key);
     if ((entry as { middleware?: readonly unknown[] }).middleware?.length) this.hasMiddleware = true;
+    if ((entry as { visible?: unknown }).visible) this.hasVisibilityRules = true;
     if (existing && !options.replace) throw new Error(`${this.kind}: "${key}" is already registered`);
     if (existing) {
       existing.entry = entry;

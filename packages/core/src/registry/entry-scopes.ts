@@ -1,5 +1,6 @@
 import { DefinitionError } from '../definition-error';
 import { checkMiddleware, type Middleware } from '../context/middleware';
+import type { VisibilityRule } from '../auth/principal';
 
 /** An entry's scopes: OAuth scope tokens (RFC 6749 §3.3: printable ASCII without space, quote or backslash). */
 export function scopesOf(scopes: string[] | undefined, source: string): readonly string[] {
@@ -16,4 +17,18 @@ export function scopesOf(scopes: string[] | undefined, source: string): readonly
 export function middlewareOf(middleware: readonly Middleware[] | undefined, source: string): { middleware?: readonly Middleware[] } {
   const list = checkMiddleware(middleware, source);
   return list.length > 0 ? { middleware: list } : {};
+}
+
+/** An entry's tags and visibility rule, checked; nothing at all when it has neither (its requests then never await a rule). */
+export function visibilityOf(spec: { tags?: string[]; visible?: VisibilityRule }, source: string): { tags?: readonly string[]; visible?: VisibilityRule } {
+  const out: { tags?: readonly string[]; visible?: VisibilityRule } = {};
+  if (spec.tags !== undefined) {
+    if (!Array.isArray(spec.tags) || spec.tags.some((t) => typeof t !== 'string' || t === '')) throw new DefinitionError(`${source}: tags must be non-empty strings`);
+    if (spec.tags.length > 0) out.tags = Object.freeze([...new Set(spec.tags)]);
+  }
+  if (spec.visible !== undefined) {
+    if (typeof spec.visible !== 'function') throw new DefinitionError(`${source}: visible must be a function of the caller`);
+    out.visible = spec.visible;
+  }
+  return out;
 }

@@ -3,6 +3,7 @@ import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './ent
 import { buildToolEntry, type ToolSpec } from './build-tool-entry';
 import { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type TemplateSpec } from './build-resource-entries';
 import { buildPromptEntry, type PromptSpec } from './build-prompt-entry';
+import type { TagFilter } from './entry-visibility';
 
 export type RegistryListener = (kind: ListKind) => void;
 
@@ -20,6 +21,9 @@ export class Registry {
   readonly resources = new EntryList<ResourceEntry>('resources', this.notify);
   readonly templates = new EntryList<TemplateEntry>('resourceTemplates', this.notify);
   readonly prompts = new EntryList<PromptEntry>('prompts', this.notify);
+
+  /** The server's `includeTags` / `excludeTags`: entries they leave out are served to no one (set by the engine). */
+  tagFilter?: TagFilter;
 
   /** Whether any entry carries middleware of its own (`@UseMiddleware`, or `middleware` in a runtime spec). */
   get hasEntryMiddleware(): boolean {
