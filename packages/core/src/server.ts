@@ -81,6 +81,14 @@ export class McpServer {
     engines.get(this)?.notifyResourceUpdated(uri);
   }
 
+  /**
+   * Says that what entries' `visible` rules answer may have changed (a tenant's plan, a role): the sessions and listen
+   * streams, on every instance, are told their lists changed, so clients list again and see their new catalogs.
+   */
+  notifyVisibilityChanged(): void {
+    engines.get(this)?.notifyVisibilityChanged();
+  }
+
   /** Logs to pino and to every connected client at its session's level. */
   log(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
     engines.get(this)?.broadcastLog(level, message, data);

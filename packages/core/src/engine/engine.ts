@@ -343,6 +343,11 @@ export class McpEngine {
     }
   }
 
+  /** What `visible` rules answer may have changed: list_changed for each list holding a rule, on every instance. */
+  notifyVisibilityChanged(): void {
+    for (const list of [this.registry.tools, this.registry.resources, this.registry.templates, this.registry.prompts]) if (list.hasVisibilityRules) this.listChanged(list.kind);
+  }
+
   /** Logs to pino once and to every initialized session at its own level. */
   broadcastLog(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
     writeToPino(this.logger, level, message, data);

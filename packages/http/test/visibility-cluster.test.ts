@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { createClient } from 'redis';
+import { McpServer, Server, Tool } from '@mcpx/core';
+import type { McpHttpServer } from '@mcpx/http';
+import { getSse, openSession, post, rpc, startServer, type SseBlock, type SseReader } from './http-kit';
+
+// notifyVisibilityChanged() on one instance reaches a session held by the other, through the shared Redis.
+
+const REDIS_URL = process.env.MCPX_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Whether the premium tool is shown: the state a real server would keep in its database, shared by both instances. */
+const plan = { premium: false };
+
+@Server({ name: 'visibility-cluster', version: '1.0.0' })
+class Catalog extends McpServer {
+  @Tool()
+  basic() {
+    return 'basic';
+  }
+
+  @Tool({ visible: () => plan.premium })
+  premium() {
+    return 'premium';
+  }
+}
+
+async function nextMessage(stream: SseReader): Promise<SseBlock | undefined> {
+  for (;;) {
+    const event = await stream.nextEvent(10_000);
+    if (!event || event.message) return event;
+  }
+}
+
+describe('notifyVisibilityChanged across instances', () => {
+  const prefix = `mcpx-test:${randomBytes(4).toString('hex')}:`;
+  let a: McpHttpServer;
+  let b: McpHttpServer;
+  const serverA = new Catalog();
+  const serverB = new Catalog();
+
+  beforeAll(async () => {
+    const redis = { url: REDIS_URL, prefix, leaseMs: 2000 };
+    a = await startServer(serverA, { redis });
+    b = await startServer(serverB, { redis });
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    const client = createClient({ url: REDIS_URL });
+    await client.connect();
+    const keys: string[] = [];
+    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) keys.push(...batch);
+    if (keys.length > 0) await client.del(keys);
+    await client.quit();
+  });
+
+  it('sends tools/list_changed to a session on instance a when instance b says visibility changed; the next list shows the new catalog', async () => {
+    const session = await openSession(a.url);
+    const before = await post(a.url, rpc(1, 'tools/list'), session);
+    expect(before.body).not.toContain('premium');
+    const hidden = await post(a.url, rpc(2, 'tools/call', { name: 'premium' }), session);
+    expect(hidden.body).toContain('Unknown tool: premium');
+
+    const get = await getSse(a.url, session);
+    plan.premium = true;
+    serverB.notifyVisibilityChanged();
+    const event = await nextMessage(get);
+    expect(event?.message).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    get.abort();
+
+    const after = await post(a.url, rpc(3, 'tools/list'), session);
+    expect(after.body).toContain('"premium"');
+  });
+});
