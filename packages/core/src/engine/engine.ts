@@ -5,7 +5,7 @@ import { implementationOf, type ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
-import { tagFilterOf } from '../registry/entry-visibility';
+import { tagFilterOf, toolSearchOf } from '../registry/entry-visibility';
 import type { MessageChannel } from '../context/channel';
 import type { NotificationHandler } from '../context/handler-types';
 import { Session } from '../eras/legacy/session';
@@ -196,6 +196,7 @@ export class McpEngine {
       this.tasks.cluster = this.cluster;
     }
     registry.tagFilter = tagFilterOf(options.includeTags, options.excludeTags);
+    registry.toolSearch = toolSearchOf(info.toolSearch);
     registry.onChange((kind) => {
       // What is offered may change with the entries (an extension's settings function): derived again when next asked.
       this.quietCapabilities = undefined;

@@ -30,14 +30,28 @@ function pageOf<E extends { definition: object } & ScopedEntry, K extends string
   view: (entry: E) => V,
   hidden: ReadonlySet<E> | undefined,
 ): ListResult<K, V> {
-  const { principal } = ctx;
-  const tags = ctx.engine.registry.tagFilter;
-  const permitted = principal && ctx.engine.options.listOnlyPermitted !== false;
-  const visible = permitted || tags || hidden ? (e: E) => passesTags(e, tags) && !hidden?.has(e) && (!permitted || missingScopes(principal, e.scopes).length === 0) : undefined;
+  const visible = shownTo(ctx, hidden);
   const page = list.page(optionalString(params, 'cursor', ctx.method), ctx.engine.options.pageSize, visible);
   const result = { [key]: page.items.map(view) } as ListResult<K, V>;
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return result;
+}
+
+/** Every entry of `list` this caller's lists may show, in list order (what tool search searches). */
+export function visibleEntries<E extends ScopedEntry>(list: EntryList<E>, ctx: RequestContext): E[] | Promise<E[]> {
+  const pick = (hidden: ReadonlySet<E> | undefined) => {
+    const keep = shownTo(ctx, hidden);
+    return keep ? [...list.values()].filter(keep) : [...list.values()];
+  };
+  return list.hasVisibilityRules ? hiddenFrom(list, ctx).then(pick) : pick(undefined);
+}
+
+function shownTo<E extends ScopedEntry>(ctx: RequestContext, hidden: ReadonlySet<E> | undefined): ((e: E) => boolean) | undefined {
+  const { principal } = ctx;
+  const tags = ctx.engine.registry.tagFilter;
+  const permitted = principal && ctx.engine.options.listOnlyPermitted !== false;
+  if (!permitted && !tags && !hidden) return undefined;
+  return (e: E) => passesTags(e, tags) && !hidden?.has(e) && (!permitted || missingScopes(principal, e.scopes).length === 0);
 }
 
 /** The entries whose `visible` rule says no to this caller, every rule asked at once. */

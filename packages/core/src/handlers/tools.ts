@@ -4,15 +4,26 @@ import { invokeTool } from '../pipeline/invoke-tool';
 import type { ToolEntry } from '../registry/entry-types';
 import type { Tool } from '../protocol/types';
 import { objectParam, requireCapability, stringParam } from '../context/params';
-import { listPage, visibleEntry } from './list-page';
+import { listPage, visibleEntries, visibleEntry } from './list-page';
+import { SEARCH_TOOL, callSearch, searchApplies, searchListing } from './tool-search';
 import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../tasks/tasks-extension';
 
 export const listTools: Answers<SharedResults['tools/list']> = (params, ctx) => {
   requireCapability(ctx, 'tools');
   // execution.taskSupport promises tasks: a session offered none (stateless HTTP) is not told of them.
   const view = ctx.env.serverCapabilities.tasks ? undefined : withoutTaskSupport;
+  if (ctx.engine.registry.toolSearch) return searchOrPage(params, ctx, view ?? definitionOf);
   return listPage(ctx.engine.registry.tools, params, ctx, 'tools', view);
 };
+
+const definitionOf = (entry: ToolEntry): Tool => entry.definition;
+
+/** With `toolSearch`: a caller who may see more tools than the threshold gets the pinned ones and search_tools. */
+async function searchOrPage(params: Record<string, unknown>, ctx: Parameters<typeof listPage>[2], view: (entry: ToolEntry) => Tool) {
+  const visible = await visibleEntries(ctx.engine.registry.tools, ctx);
+  if (searchApplies(ctx, visible.length)) return searchListing(visible, ctx, view);
+  return await listPage(ctx.engine.registry.tools, params, ctx, 'tools', view);
+}
 
 const untasked = new WeakMap<ToolEntry, Tool>();
 function withoutTaskSupport(entry: ToolEntry): Tool {
@@ -31,6 +42,9 @@ function withoutTaskSupport(entry: ToolEntry): Tool {
 export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx) => {
   requireCapability(ctx, 'tools');
   const name = stringParam(params, 'name', 'tools/call');
+  if (name === SEARCH_TOOL && ctx.engine.registry.toolSearch && !ctx.engine.registry.tools.has(SEARCH_TOOL)) {
+    return await callSearch(objectParam(params, 'arguments', 'tools/call') ?? {}, ctx, ctx.env.serverCapabilities.tasks ? definitionOf : withoutTaskSupport);
+  }
   const named = visibleEntry(ctx.engine.registry.tools.get(name), ctx, `tool "${name}"`);
   // Only an entry with a rule answers with a promise: the others cost no await.
   const entry = named instanceof Promise ? await named : named;

@@ -15,13 +15,22 @@ export interface ServerOptions extends Implementation {
   middleware?: readonly Middleware[];
   /** Protocol extensions this server serves, after those of the server's options (docs/architecture.md). */
   extensions?: readonly McpExtension[];
+  /** Large catalogs: over `threshold` visible tools, tools/list shows `pinned` and a `search_tools` tool (docs/policies.md). */
+  toolSearch?: ToolSearchOptions;
+}
+
+export interface ToolSearchOptions {
+  /** How many tools a caller may see before tools/list shows search instead of the catalog. */
+  threshold: number;
+  /** Tools always listed (when the caller may see them). */
+  pinned?: string[];
 }
 
 /** The fields of the spec's Implementation (serverInfo), in 2025-11-25 and 2026-07-28 alike. */
 export const IMPLEMENTATION_KEYS = optionKeys<Implementation>()('name', 'title', 'version', 'description', 'icons', 'websiteUrl');
 
 /** Every key `@Server` takes; checked when the engine is built. */
-export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions');
+export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions', 'toolSearch');
 
 /** serverInfo from `@Server`'s options: the Implementation fields set, nothing else (instructions, middleware...). */
 export function implementationOf(options: ServerOptions): Implementation {

@@ -1,5 +1,6 @@
 import type { Caller, ScopedEntry } from '../auth/principal';
 import type { RequestContext } from '../context/request-context';
+import type { ToolSearchOptions } from '../metadata/options';
 
 /** The server's tag selection: `include` keeps only entries with one of its tags, `exclude` drops entries with any of its. */
 export interface TagFilter {
@@ -51,4 +52,12 @@ export function isVisibleTo(entry: ScopedEntry, filter: TagFilter | undefined, c
         () => false,
       )
     : answer === true;
+}
+
+/** `@Server({ toolSearch })` checked at startup. */
+export function toolSearchOf(options: ToolSearchOptions | undefined): ToolSearchOptions | undefined {
+  if (options === undefined) return undefined;
+  if (!Number.isSafeInteger(options.threshold) || options.threshold < 0) throw new RangeError(`toolSearch.threshold must be a non-negative integer, got ${options.threshold}`);
+  if (options.pinned !== undefined && (!Array.isArray(options.pinned) || options.pinned.some((n) => typeof n !== 'string'))) throw new RangeError('toolSearch.pinned must be tool names');
+  return { threshold: options.threshold, pinned: [...(options.pinned ?? [])] };
 }

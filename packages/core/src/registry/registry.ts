@@ -4,6 +4,7 @@ import { buildToolEntry, type ToolSpec } from './build-tool-entry';
 import { buildResourceEntry, buildTemplateEntry, type ResourceSpec, type TemplateSpec } from './build-resource-entries';
 import { buildPromptEntry, type PromptSpec } from './build-prompt-entry';
 import type { TagFilter } from './entry-visibility';
+import type { ToolSearchOptions } from '../metadata/options';
 
 export type RegistryListener = (kind: ListKind) => void;
 
@@ -24,6 +25,8 @@ export class Registry {
 
   /** The server's `includeTags` / `excludeTags`: entries they leave out are served to no one (set by the engine). */
   tagFilter?: TagFilter;
+  /** `@Server({ toolSearch })`, checked (set by the engine). */
+  toolSearch?: ToolSearchOptions;
 
   /** Whether any entry carries middleware of its own (`@UseMiddleware`, or `middleware` in a runtime spec). */
   get hasEntryMiddleware(): boolean {
