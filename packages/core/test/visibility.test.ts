@@ -119,3 +119,24 @@ describe.each(eras)('per-caller catalogs (%s)', (era, eraOptions) => {
     else expect(caller.sessionId).toBeUndefined();
   });
 });
+
+@Server({ name: 'completable', version: '1.0.0' })
+class Completable {
+  @Prompt({ scopes: ['prompts:use'], arguments: [{ name: 'topic' }], complete: { topic: () => ['work'] }, visible: (caller) => tenantOf(caller) === 'acme' })
+  summarize() {
+    return 'Summarize';
+  }
+}
+
+describe.each(eras)('completion of a hidden prompt (%s)', (_era, eraOptions) => {
+  const complete = { ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'topic', value: 'w' } };
+
+  it('answers as for an unknown prompt, and checks scopes once the prompt is visible', async () => {
+    const hidden = await rpcErrorOf((await connect(new Completable(), { ...quietOptions(), ...eraOptions, principal: globex })).request('completion/complete', complete));
+    expect([hidden.code, hidden.message]).toEqual([-32602, 'Unknown prompt: summarize']);
+    const unscoped = await rpcErrorOf((await connect(new Completable(), { ...quietOptions(), ...eraOptions, principal: acme })).request('completion/complete', complete));
+    expect(unscoped.code).toBe(INSUFFICIENT_SCOPE);
+    const allowed = await connect(new Completable(), { ...quietOptions(), ...eraOptions, principal: principal('alice', 'acme', 'prompts:use') });
+    expect(await allowed.request('completion/complete', complete)).toMatchObject({ completion: { values: ['work'] } });
+  });
+});

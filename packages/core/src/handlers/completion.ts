@@ -3,6 +3,7 @@ import type { CompleteResult } from '../protocol/types';
 import type { Completer } from '../metadata/options';
 import type { Answers, SharedResults } from './method-types';
 import { objectParam, requireCapability, stringParam } from '../context/params';
+import { visibleEntry } from './list-page';
 
 const empty = () => ({ completion: { values: [], total: 0, hasMore: false } });
 
@@ -23,7 +24,8 @@ export const complete: Answers<SharedResults['completion/complete']> = async (pa
   let completer: Completer | undefined;
   if (ref.type === 'ref/prompt') {
     const name = stringParam(ref, 'name', `${method} ref`);
-    const prompt = registry.prompts.get(name);
+    const named = visibleEntry(registry.prompts.get(name), ctx, `prompt "${name}"`);
+    const prompt = named instanceof Promise ? await named : named;
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
     if (!prompt.definition.arguments?.some((a) => a.name === argName)) {
       throw McpError.invalidParams(`Prompt "${name}" has no argument "${argName}"`);
@@ -31,9 +33,11 @@ export const complete: Answers<SharedResults['completion/complete']> = async (pa
     completer = prompt.completers.get(argName);
   } else if (ref.type === 'ref/resource') {
     const uri = stringParam(ref, 'uri', `${method} ref`);
-    const template = registry.templates.get(uri);
+    const named = visibleEntry(registry.templates.get(uri), ctx, `resource template ${uri}`);
+    const template = named instanceof Promise ? await named : named;
     if (!template) {
-      if (registry.resources.get(uri)) return empty(); // a fixed URI has nothing to complete
+      const resource = visibleEntry(registry.resources.get(uri), ctx, `resource ${uri}`);
+      if (resource instanceof Promise ? await resource : resource) return empty(); // a fixed URI has nothing to complete
       throw McpError.invalidParams(`Unknown resource template: ${uri}`);
     }
     if (!template.template.variableNames.includes(argName)) {
