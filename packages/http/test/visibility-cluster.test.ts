@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { McpServer, Server, Tool } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
-import { getSse, openSession, post, rpc, startServer, type SseBlock, type SseReader } from './http-kit';
+import { getSse, openSession, openSse, post, rpc, startServer, type SseBlock, type SseReader } from './http-kit';
+import { modernBody, modernHeaders } from './modern-kit';
 
 // notifyVisibilityChanged() on one instance reaches a session held by the other, through the shared Redis.
 
@@ -72,5 +73,19 @@ describe('notifyVisibilityChanged across instances', () => {
 
     const after = await post(a.url, rpc(3, 'tools/list'), session);
     expect(after.body).toContain('"premium"');
+  });
+
+  it('sends tools/list_changed to a 2026-07-28 listen stream on instance a when instance b says visibility changed', async () => {
+    plan.premium = false;
+    const body = modernBody('listen-v', 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    const stream = await openSse(a.url, { method: 'POST', headers: modernHeaders('subscriptions/listen'), body });
+    expect((await nextMessage(stream))?.message?.method).toBe('notifications/subscriptions/acknowledged');
+    // Past the cluster's 250 ms window in which one list change is fanned out once (the previous test raised one).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    plan.premium = true;
+    serverB.notifyVisibilityChanged();
+    const event = await nextMessage(stream);
+    expect(event?.message?.method).toBe('notifications/tools/list_changed');
+    stream.abort();
   });
 });
