@@ -1,4 +1,5 @@
 import { missingScopes } from '../../../auth/principal';
+import { isVisibleTo } from '../../../registry/entry-visibility';
 import type { RequestContext } from '../../../context/request-context';
 import type { Answers, ModernResults } from '../../../handlers/method-types';
 import { objectParam, typeOf } from '../../../context/params';
@@ -21,7 +22,7 @@ const LIST_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChan
  */
 export const listen: Answers<ModernResults['subscriptions/listen']> = async (params, ctx) => {
   const requested = readFilter(params);
-  const honoured = honouredSubset(requested, ctx);
+  const honoured = await honouredSubset(requested, ctx);
   const ended = await ctx.engine.subscriptions.open(ctx.requestId, honoured, ctx.channel, ctx.signal);
   // Cancelled by the client: the dispatcher sends nothing for an aborted request, whatever this returns.
   return ended === 'server' ? { _meta: { [META.subscriptionId]: ctx.requestId } } : {};
@@ -61,7 +62,7 @@ function readFilter(params: Record<string, unknown>): SubscriptionFilter {
  * principal may read. Everything else is left out of the acknowledgment, unknown and forbidden URIs
  * alike, so the answer does not tell which resources exist.
  */
-function honouredSubset(requested: SubscriptionFilter, ctx: RequestContext): SubscriptionFilter {
+async function honouredSubset(requested: SubscriptionFilter, ctx: RequestContext): Promise<SubscriptionFilter> {
   const offered = ctx.env.serverCapabilities;
   const honoured: SubscriptionFilter = {};
   if (requested.toolsListChanged && offered.tools?.listChanged) honoured.toolsListChanged = true;
@@ -72,7 +73,10 @@ function honouredSubset(requested: SubscriptionFilter, ctx: RequestContext): Sub
     const uris = new Set<string>();
     for (const uri of requested.resourceSubscriptions) {
       const entry = registry.entryForUri(uri);
-      if (entry && missingScopes(ctx.principal, entry.scopes).length === 0) uris.add(uri);
+      if (!entry || missingScopes(ctx.principal, entry.scopes).length > 0) continue;
+      // A resource hidden from this caller (server tags, its visible rule) is left out like an unknown one.
+      const visible = isVisibleTo(entry, registry.tagFilter, ctx);
+      if (visible instanceof Promise ? await visible : visible) uris.add(uri);
     }
     if (uris.size > 0) honoured.resourceSubscriptions = [...uris];
   }
