@@ -11,11 +11,9 @@ import payload from '../dist/payload.js';
 
 function buildServer() {
   const server = new McpServer({ name: 'sdk-bench', version: '1.0.0' });
-  server.registerTool(
-    'echo',
-    { description: payload.ECHO_DESCRIPTION, inputSchema: { text: z.string().describe('The text to return') } },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
-  );
+  server.registerTool('echo', { description: payload.ECHO_DESCRIPTION, inputSchema: { text: z.string().describe('The text to return') } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
   server.registerTool('big', { description: payload.BIG_DESCRIPTION }, async () => ({
     content: [{ type: 'text', text: payload.BIG_TEXT }],
   }));
@@ -41,7 +39,5 @@ if (process.argv.includes('--stdio')) {
     }
     await transport.handleRequest(req, res);
   });
-  httpServer.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
-    process.stderr.write(`sdk bench server on http://127.0.0.1:${httpServer.address().port}/mcp\n`),
-  );
+  httpServer.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => process.stderr.write(`sdk bench server on http://127.0.0.1:${httpServer.address().port}/mcp\n`));
 }

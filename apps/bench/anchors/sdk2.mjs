@@ -11,11 +11,9 @@ import payload from '../dist/payload.js';
 
 function buildServer() {
   const server = new McpServer({ name: 'sdk2-bench', version: '1.0.0' });
-  server.registerTool(
-    'echo',
-    { description: payload.ECHO_DESCRIPTION, inputSchema: z.object({ text: z.string().describe('The text to return') }) },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
-  );
+  server.registerTool('echo', { description: payload.ECHO_DESCRIPTION, inputSchema: z.object({ text: z.string().describe('The text to return') }) }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
   server.registerTool('big', { description: payload.BIG_DESCRIPTION }, async () => ({
     content: [{ type: 'text', text: payload.BIG_TEXT }],
   }));

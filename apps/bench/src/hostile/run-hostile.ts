@@ -44,14 +44,24 @@ function shapes(): Shape[] {
     { name: 'a normal call (baseline)', body: call('check', { sku: 'a-1', qty: 3 }), expect: 'answered' },
     { name: '200,000 extra keys in one object', body: call('check', { sku: 'a', qty: 1, extra: keys(200_000) }), expect: 'refused -32602', load: true },
     { name: '100,000 levels of nesting', body: rawCall('check', '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)), expect: 'refused -32602', load: true },
-    { name: `${tinyValues.toLocaleString('en-US')} tiny values`, body: rawCall('check', `{"sku":"a","qty":1,"extra":[${'0,'.repeat(tinyValues - 1)}0]}`), expect: 'refused -32602', load: true },
+    {
+      name: `${tinyValues.toLocaleString('en-US')} tiny values`,
+      body: rawCall('check', `{"sku":"a","qty":1,"extra":[${'0,'.repeat(tinyValues - 1)}0]}`),
+      expect: 'refused -32602',
+      load: true,
+    },
     { name: '10,000 keys in one object (the message budget’s most)', body: call('check', { sku: 'a', qty: 1, extra: keys(10_000) }), expect: 'tool error', load: true },
     { name: '4,990 undeclared keys (within the argument limits)', body: call('check', { sku: 'a', qty: 1, extra: keys(4_990) }), expect: 'tool error', load: true },
     { name: '1,666 nested rows, all valid (4,999 keys and items)', body: call('import', { rows: rows(1_666, (i) => ({ sku: `s-${i}`, qty: i })) }), expect: 'answered', load: true },
     { name: '1,666 nested rows, all invalid', body: call('import', { rows: rows(1_666, () => ({ sku: '', qty: -1.5 })) }), expect: 'tool error', load: true },
     { name: '900 nested rows with 2 undeclared keys each', body: call('import', { rows: rows(900, (i) => ({ sku: `s-${i}`, qty: i, x: 1, y: 2 })) }), expect: 'tool error', load: true },
     { name: 'a 1 MiB string (the longest allowed)', body: call('check', { sku: 'x'.repeat(1_048_576), qty: 1 }), expect: 'tool error', load: true },
-    { name: '31 levels of nesting (within the argument limits)', body: rawCall('check', `{"sku":"a","qty":1,"extra":${'{"a":'.repeat(30)}1${'}'.repeat(30)}}`), expect: 'tool error', load: true },
+    {
+      name: '31 levels of nesting (within the argument limits)',
+      body: rawCall('check', `{"sku":"a","qty":1,"extra":${'{"a":'.repeat(30)}1${'}'.repeat(30)}}`),
+      expect: 'tool error',
+      load: true,
+    },
   ];
 }
 
@@ -217,7 +227,11 @@ async function main(): Promise<void> {
       figures.push(await timeShape(target, shape, runs));
     }
     process.stderr.write(`probing /healthz for ${seconds} s under hostile load\n`);
-    const healthz = await probeHealthz(target, all.filter((s) => s.load), seconds);
+    const healthz = await probeHealthz(
+      target,
+      all.filter((s) => s.load),
+      seconds,
+    );
     const cpus = os.cpus();
     const results: Results = {
       date: new Date().toISOString(),

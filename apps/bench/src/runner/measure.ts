@@ -172,9 +172,7 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
   const figures: Figures = {};
   try {
     const peer = new StdioPeer(server.child, target.modern === true);
-    const exited = new Promise<never>((_, reject) =>
-      server.child.once('exit', (code) => reject(new Error(`${target.label} exited with ${code}: ${server.stderrTail()}`))),
-    );
+    const exited = new Promise<never>((_, reject) => server.child.once('exit', (code) => reject(new Error(`${target.label} exited with ${code}: ${server.stderrTail()}`))));
     exited.catch(() => undefined);
     await Promise.race([peer.initialize(), exited]);
     figures.stdioFirstAnswerMs = performance.now() - spawnedAt;

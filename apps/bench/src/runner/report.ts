@@ -70,17 +70,7 @@ const STDIO_ROWS: Row[] = [
 ];
 
 /** The metrics compared as ratios: throughput, CPU per call and memory (latency is in the tables). */
-const RATIO_METRICS = new Set([
-  'echo1Rps',
-  'echo16Rps',
-  'echo64Rps',
-  'echo64CpuUs',
-  'bigMBps',
-  'sessionsPerS',
-  'kbPerSession',
-  'stdioSerialRps',
-  'stdioPipelinedRps',
-]);
+const RATIO_METRICS = new Set(['echo1Rps', 'echo16Rps', 'echo64Rps', 'echo64CpuUs', 'bigMBps', 'sessionsPerS', 'kbPerSession', 'stdioSerialRps', 'stdioPipelinedRps']);
 
 /** Redis-backed ÷ in-memory: what sharing state through Redis costs. */
 const REDIS_RATIO_METRICS = [
@@ -182,7 +172,11 @@ export function checkTargets(medians: Record<string, Figures>): TargetCheck[] {
   }
   if (stdio.stdioFirstAnswerMs !== undefined && stdio.nodeStartMs !== undefined) {
     const r = stdio.stdioFirstAnswerMs / stdio.nodeStartMs;
-    checks.push({ goal: 'stdio: first answer < 2× a bare `node -e` start', figure: `${r.toFixed(2)}× (${stdio.stdioFirstAnswerMs.toFixed(0)} ms ÷ ${stdio.nodeStartMs.toFixed(0)} ms)`, met: r < 2 });
+    checks.push({
+      goal: 'stdio: first answer < 2× a bare `node -e` start',
+      figure: `${r.toFixed(2)}× (${stdio.stdioFirstAnswerMs.toFixed(0)} ms ÷ ${stdio.nodeStartMs.toFixed(0)} ms)`,
+      met: r < 2,
+    });
   }
   // Scale-out: state shared through Redis may cost at most twice the in-memory server's CPU per call.
   const redis = medians['mcpx-redis'];
