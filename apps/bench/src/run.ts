@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measure, type Figures, type Settings } from './runner/measure';
@@ -6,7 +6,7 @@ import { checkTargets, markdown, ratiosOf, type Results } from './runner/report'
 import { redactUrl } from '@mcpx/redis';
 import { BENCH_REDIS_URL, BenchRedis } from './runner/redis';
 import { median } from './runner/stats';
-import { TARGETS } from './runner/targets';
+import { BASELINED, TARGETS, baselineTargets } from './runner/targets';
 
 const USAGE = `npm run bench [-- options]
 
@@ -21,9 +21,12 @@ skipped, with a line saying so, when Redis does not answer.
   --seconds <s>      seconds per load run (default 3)
   --targets <keys>   comma-separated subset of: ${TARGETS.map((t) => t.key).join(', ')}
   --out <dir>        where to write the results (default apps/bench/results)
+  --baseline <dir>   also measure ${BASELINED.join(' and ')} as served by another checkout of mcpx
+                     (built: <dir>/apps/bench/dist/serve.js), each right before this build's: the
+                     goal that no middleware costs nothing measurable is checked against it
 `;
 
-function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: string } {
+function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: string; baseline?: string } {
   const settings: Settings = {
     rounds: 3,
     callS: 3,
@@ -36,6 +39,7 @@ function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: s
   };
   let keys = TARGETS.map((t) => t.key);
   let out = path.resolve(__dirname, '../results');
+  let baseline: string | undefined;
   const value = (i: number, flag: string) => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith('--')) fail(`${flag} needs a value`);
@@ -65,6 +69,10 @@ function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: s
       case '--out':
         out = path.resolve(value(i++, arg));
         break;
+      case '--baseline':
+        baseline = path.resolve(value(i++, arg));
+        if (!existsSync(path.join(baseline, 'apps/bench/dist/serve.js'))) fail(`--baseline: no built benchmark at ${baseline}/apps/bench/dist/serve.js`);
+        break;
       case '--help':
         process.stdout.write(USAGE);
         process.exit(0);
@@ -73,7 +81,7 @@ function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: s
         fail(`unknown option ${arg}`);
     }
   }
-  return { settings, keys, out };
+  return { settings, keys, out, baseline };
 }
 
 function fail(message: string): never {
@@ -82,8 +90,13 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
-  const { settings, keys, out } = parseArgs(process.argv.slice(2));
+  const { settings, keys, out, baseline } = parseArgs(process.argv.slice(2));
   let measured = TARGETS.filter((t) => keys.includes(t.key));
+  if (baseline) {
+    // Each right before the same server of this build: paired in every round, as the middleware targets are.
+    const base = baselineTargets(baseline);
+    measured = measured.flatMap((t) => [...base.filter((b) => b.baselineOf === t.key), t]);
+  }
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const skipped: { target: string; reason: string }[] = [];
   let redis: BenchRedis | undefined;
@@ -126,8 +139,9 @@ async function main(): Promise<void> {
     rounds,
     medians,
     ratios: ratiosOf(medians, measured),
-    targets: checkTargets(medians),
+    targets: checkTargets(medians, rounds),
     redis: redis && { url: redactUrl(redis.url), version: redis.version },
+    baseline,
     skipped,
   };
   const md = markdown(results, measured);

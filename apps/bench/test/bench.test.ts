@@ -121,3 +121,29 @@ describe('npm run bench', () => {
     }
   }, 30_000);
 });
+
+describe('the pipeline cost goals', () => {
+  const { differences, pipelineGoals } = require('../src/pipeline-cost') as typeof import('../src/pipeline-cost');
+  const round = (none: number, mw: number, base: number) => ({ 'none-2025': none, 'mw-2025': mw, 'base-2025': base, 'none-2026': none, 'mw-2026': mw, 'base-2026': base });
+
+  it('takes the median of the same-round differences and a one-sided sign test', () => {
+    const rounds = [round(10, 11, 10), round(12, 13.5, 11.9), round(9, 9.5, 9.2), round(10, 12, 10.1), round(11, 12, 10.8)];
+    const d = differences(rounds, 'mw-2025', 'none-2025');
+    expect(d.us).toBe(1);
+    expect(d.higher).toBe(5);
+    expect(d.p).toBeCloseTo(1 / 32, 10);
+    expect(d.figure).toBe('+1.00 µs (median of 5 rounds, +0.50 to +2.00; higher in 5, p = 0.03)');
+  });
+
+  it('meets the middleware budget under 5 µs and calls a build measurably slower only when the sign test says so', () => {
+    const cheap = pipelineGoals([round(10, 11, 10.1), round(10, 11, 9.9), round(10, 11, 10.2), round(10, 11, 9.8), round(10, 11, 10)], true);
+    expect(cheap.map((g) => g.met)).toEqual([true, true, true, true]);
+    // Six rounds out of six higher than the baseline (p = 1/64) is measurable, however small.
+    const slower = pipelineGoals(
+      Array.from({ length: 6 }, () => round(10.3, 16, 10)),
+      true,
+    );
+    expect(slower.map((g) => g.met)).toEqual([false, false, false, false]);
+    expect(pipelineGoals([round(10, 11, 10)], false)).toHaveLength(2);
+  });
+});

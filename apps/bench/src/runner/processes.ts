@@ -24,11 +24,12 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `script` (relative to apps/bench) with the memory probe preloaded and an IPC channel.
+ * Starts `script` (relative to apps/bench, or absolute) with the memory probe preloaded and an IPC channel.
  * stdio servers get piped stdin/stdout; HTTP servers have theirs ignored.
  */
 export function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv, stdio: boolean): ServerProcess {
-  const child = spawn(process.execPath, ['--expose-gc', '--require', PROBE, path.join(BENCH_ROOT, script), ...args], {
+  // resolve, not join: a baseline build's script is an absolute path.
+  const child = spawn(process.execPath, ['--expose-gc', '--require', PROBE, path.resolve(BENCH_ROOT, script), ...args], {
     cwd: BENCH_ROOT,
     env: { ...process.env, ...env },
     stdio: [stdio ? 'pipe' : 'ignore', stdio ? 'pipe' : 'ignore', 'pipe', 'ipc'],

@@ -1,4 +1,5 @@
 import type { Figures, Settings } from './measure';
+import { median, signTestP } from './stats';
 import { TARGETS, type Target } from './targets';
 
 export interface Results {
@@ -15,6 +16,8 @@ export interface Results {
   redis?: { url: string; version: string };
   /** Targets asked for but not measured, and why (e.g. Redis does not answer). */
   skipped?: { target: string; reason: string }[];
+  /** The checkout whose build served the baseline targets (`--baseline`). */
+  baseline?: string;
 }
 
 export interface Ratio {
@@ -88,25 +91,32 @@ const REDIS_RATIO_METRICS = [
   'heapKbPerSession',
 ];
 
-/** The plain mcpx target each variant is compared with: on Redis, and traced with the OpenTelemetry SDK. */
-const BASELINE_OF: Record<string, string> = { 'mcpx-redis': 'mcpx-sse', 'mcpx-otel': 'mcpx-sse' };
+/** The plain mcpx target each variant is compared with: on Redis, traced with the OpenTelemetry SDK, with one logging middleware. */
+const BASELINE_OF: Record<string, string> = { 'mcpx-redis': 'mcpx-sse', 'mcpx-otel': 'mcpx-sse', 'mcpx-mw': 'mcpx-sse', 'mcpx-mw-2026': 'mcpx-2026' };
+
+/** The budget of one logging middleware, in server CPU µs per call. */
+const MIDDLEWARE_BUDGET_US = 5;
 
 /**
- * mcpx ÷ each other server, for every compared metric both have; and each variant of mcpx
- * (on Redis, traced) ÷ the same server plain.
+ * mcpx ÷ each other server, for every compared metric both have; each variant of mcpx (on Redis,
+ * traced, with a middleware) ÷ the same server plain; and this build ÷ the baseline build.
  */
 export function ratiosOf(medians: Record<string, Figures>, measured: Target[]): Ratio[] {
   const ratios: Ratio[] = [];
-  for (const redis of measured.filter((t) => BASELINE_OF[t.key])) {
-    const memory = BASELINE_OF[redis.key];
-    if (!memory || !measured.some((t) => t.key === memory)) continue;
+  const pairs = [
+    ...measured.filter((t) => BASELINE_OF[t.key]).map((t) => [t.key, BASELINE_OF[t.key]!] as const),
+    ...measured.filter((t) => t.baselineOf).map((t) => [t.baselineOf!, t.key] as const),
+  ];
+  for (const [variant, plain] of pairs) {
+    if (!measured.some((t) => t.key === plain) || !measured.some((t) => t.key === variant)) continue;
     for (const metric of REDIS_RATIO_METRICS) {
-      const a = medians[redis.key]?.[metric];
-      const b = medians[memory]?.[metric];
-      if (a !== undefined && b !== undefined && b > 0) ratios.push({ metric, mcpx: redis.key, versus: memory, value: a / b });
+      const a = medians[variant]?.[metric];
+      const b = medians[plain]?.[metric];
+      if (a !== undefined && b !== undefined && b > 0) ratios.push({ metric, mcpx: variant, versus: plain, value: a / b });
     }
   }
-  for (const mine of measured.filter((t) => t.family === 'mcpx')) {
+  // The baseline build is compared with this one only.
+  for (const mine of measured.filter((t) => t.family === 'mcpx' && !t.baselineOf)) {
     // Over HTTP each era is compared with the same era: a 2026-07-28 target with the others' 2026-07-28 targets.
     const peers = measured.filter((t) => t.family !== 'mcpx' && t.transport === mine.transport && (mine.transport === 'stdio' || !t.modern === !mine.modern));
     for (const other of peers) {
@@ -124,9 +134,11 @@ export function ratiosOf(medians: Record<string, Figures>, measured: Target[]): 
 /**
  * The performance goals (docs/performance.md), each checked against the same run's anchors: mcpx's
  * default mode (stateful, SSE responses) in the 2025 era, its 2026-07-28 era beside the SDK v2's and
- * the raw route's, its start and throughput over stdio, and its Redis-backed mode.
+ * the raw route's, its start and throughput over stdio, its Redis-backed mode, and middleware's
+ * cost. `rounds` (each round's figures) gives the middleware goals their same-round differences;
+ * without them the medians stand for one round.
  */
-export function checkTargets(medians: Record<string, Figures>): TargetCheck[] {
+export function checkTargets(medians: Record<string, Figures>, rounds: Record<string, Figures>[] = [medians]): TargetCheck[] {
   const m = medians['mcpx-sse'] ?? {};
   const modern = medians['mcpx-2026'] ?? {};
   const sdk = medians.sdk ?? {};
@@ -181,7 +193,47 @@ export function checkTargets(medians: Record<string, Figures>): TargetCheck[] {
   // Scale-out: state shared through Redis may cost at most twice the in-memory server's CPU per call.
   const redis = medians['mcpx-redis'];
   if (redis) atMost('on Redis: server CPU per echo call (c=64) ≤ 2× in memory', redis.echo64CpuUs, m.echo64CpuUs, 2, 'µs', 1);
+  for (const [era, plain, withMiddleware] of [
+    ['2025 SSE', 'mcpx-sse', 'mcpx-mw'],
+    ['2026-07-28', 'mcpx-2026', 'mcpx-mw-2026'],
+  ] as const) {
+    const cost = sameRoundDifferences(rounds, withMiddleware, plain);
+    if (cost) checks.push({ goal: `${era}: one logging middleware < ${MIDDLEWARE_BUDGET_US} µs of server CPU per call`, figure: cost.figure, met: cost.us < MIDDLEWARE_BUDGET_US });
+    // With no middleware the pipeline calls the handler at once: held against an earlier build (--baseline) in the same run.
+    const none = sameRoundDifferences(rounds, plain, `${plain}-base`);
+    if (none) {
+      checks.push({
+        goal: `${era}, no middleware: server CPU per call not measurably above the baseline build’s`,
+        figure: `${none.figure}; higher in ${none.higher} of ${none.n}, p = ${none.p.toFixed(2)}`,
+        met: none.p >= 0.05,
+      });
+    }
+  }
   return checks;
+}
+
+/**
+ * Server CPU per echo call of `a` minus `b`, per round (the two are measured one after the other),
+ * at c=16 and c=64 (c=1's figure carries each call's wake-ups and moves more): their median, which
+ * one slow run cannot move, and a sign test of `a` costing more (the chance of `a` coming out
+ * higher in that many of the pairs if the two cost the same: below 0.05, the difference is measurable).
+ */
+function sameRoundDifferences(rounds: Record<string, Figures>[], a: string, b: string): { us: number; figure: string; higher: number; n: number; p: number } | undefined {
+  const diffs: number[] = [];
+  for (const round of rounds) {
+    for (const metric of ['echo16CpuUs', 'echo64CpuUs']) {
+      const x = round[a]?.[metric];
+      const y = round[b]?.[metric];
+      if (x !== undefined && y !== undefined) diffs.push(x - y);
+    }
+  }
+  if (!diffs.length) return undefined;
+  const us = median(diffs);
+  const signed = (n: number) => `${n >= 0 ? '+' : '−'}${Math.abs(n).toFixed(1)}`;
+  const n = diffs.length;
+  const higher = diffs.filter((d) => d > 0).length;
+  const p = signTestP(higher, n);
+  return { us, higher, n, p, figure: `${signed(us)} µs (median of ${n} same-round differences at c=16 and c=64, ${signed(Math.min(...diffs))} to ${signed(Math.max(...diffs))})` };
 }
 
 function table(title: string, rows: Row[], targets: Target[], medians: Record<string, Figures>): string[] {
@@ -201,7 +253,9 @@ export function markdown(results: Results, measured: Target[]): string {
   const { settings: s, machine } = results;
   const http = measured.filter((t) => t.transport === 'http');
   const stdio = measured.filter((t) => t.transport === 'stdio');
-  const label = (key: string) => TARGETS.find((t) => t.key === key)?.label ?? key;
+  // The baseline build's targets are in `measured` only.
+  const targetOf = (key: string) => measured.find((t) => t.key === key) ?? TARGETS.find((t) => t.key === key);
+  const label = (key: string) => targetOf(key)?.label ?? key;
   const lines = [
     `## Benchmark, ${results.date}`,
     '',
@@ -217,7 +271,7 @@ export function markdown(results: Results, measured: Target[]): string {
 
   const rows = HTTP_ROWS.concat(STDIO_ROWS);
   for (const transport of ['http', 'stdio'] as const) {
-    const ratios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.mcpx)?.transport === transport && TARGETS.find((t) => t.key === r.versus)?.family !== 'mcpx');
+    const ratios = results.ratios.filter((r) => targetOf(r.mcpx)?.transport === transport && targetOf(r.versus)?.family !== 'mcpx');
     const versus = [...new Set(ratios.map((r) => r.versus))];
     if (!versus.length) continue;
     lines.push(`### Ratios, ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (mcpx ÷ other: above 1 is better for mcpx, except CPU per call and KB per session)`, '');
@@ -236,9 +290,14 @@ export function markdown(results: Results, measured: Target[]): string {
     }
     lines.push('');
   }
-  const variantRatios = results.ratios.filter((r) => TARGETS.find((t) => t.key === r.versus)?.family === 'mcpx');
+  const variantRatios = results.ratios.filter((r) => targetOf(r.versus)?.family === 'mcpx');
   if (variantRatios.length) {
-    lines.push('### Variants ÷ the plain server: on Redis, traced (same run; req/s, MB/s, sessions/s: below 1 is slower; the others: above 1 costs more)', '', '| | ratio |', '|---|---:|');
+    lines.push(
+      '### Variants ÷ the plain server: on Redis, traced, with a logging middleware, this build ÷ the baseline build (same run; req/s, MB/s, sessions/s: below 1 is slower; the others: above 1 costs more)',
+      '',
+      '| | ratio |',
+      '|---|---:|',
+    );
     for (const r of variantRatios) lines.push(`| ${label(r.mcpx)} ÷ ${label(r.versus)}: ${rows.find((x) => x.metric === r.metric)!.label} | ${r.value.toFixed(2)}× |`);
     lines.push('');
   }
@@ -246,6 +305,7 @@ export function markdown(results: Results, measured: Target[]): string {
     lines.push('### Goals (against the same run)', '', '| goal | figure | met |', '|---|---:|:---:|');
     for (const t of results.targets) lines.push(`| ${t.goal} | ${t.figure} | ${t.met ? 'yes' : 'no'} |`);
     lines.push('');
+    if (!results.baseline) lines.push('Not checked without `--baseline <checkout>` (an earlier build measured in the same run): that no middleware costs nothing measurable.', '');
   }
   return lines.join('\n');
 }

@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /** The servers the benchmark measures, and how each is started. */
 export interface Target {
   key: string;
@@ -15,15 +17,30 @@ export interface Target {
   modern?: boolean;
   /** Shares its state through Redis (at MCPX_BENCH_REDIS_URL): skipped when Redis does not answer. */
   redis?: boolean;
+  /** Served by another build of mcpx (`--baseline`): the target of this key, as that build serves it. */
+  baselineOf?: string;
 }
 
 export const TARGETS: Target[] = [
   { key: 'mcpx-sse', label: 'mcpx SSE', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: true, mcp: true },
-  // The in-memory server above, with its sessions, event log and bus in Redis: measured right after it.
+  // The same server with one logging middleware, measured right after it: the difference in CPU per call is the middleware's cost.
+  { key: 'mcpx-mw', label: 'mcpx SSE + log middleware', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--log-middleware'], stateful: true, mcp: true },
+  // The in-memory server, with its sessions, event log and bus in Redis.
   { key: 'mcpx-redis', label: 'mcpx SSE on Redis', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--redis'], stateful: true, mcp: true, redis: true },
   { key: 'mcpx-otel', label: 'mcpx SSE traced', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--otel'], stateful: true, mcp: true },
   { key: 'mcpx-json', label: 'mcpx JSON', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--json-response'], stateful: true, mcp: true },
   { key: 'mcpx-2026', label: 'mcpx 2026-07-28', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: [], stateful: false, mcp: true, modern: true },
+  {
+    key: 'mcpx-mw-2026',
+    label: 'mcpx 2026-07-28 + log middleware',
+    family: 'mcpx',
+    transport: 'http',
+    script: 'dist/serve.js',
+    args: ['--log-middleware'],
+    stateful: false,
+    mcp: true,
+    modern: true,
+  },
   { key: 'mcpx-stateless', label: 'mcpx stateless', family: 'mcpx', transport: 'http', script: 'dist/serve.js', args: ['--stateless'], stateful: false, mcp: true },
   { key: 'sdk', label: 'SDK', family: 'sdk', transport: 'http', script: 'anchors/sdk.mjs', args: [], stateful: true, mcp: true },
   // SDK v2 serves 2025 clients statelessly by default (createMcpHandler): no sessions to count.
@@ -39,3 +56,13 @@ export const TARGETS: Target[] = [
   { key: 'sdk2-stdio', label: 'SDK v2 stdio', family: 'sdk2', transport: 'stdio', script: 'anchors/sdk2.mjs', args: ['--stdio'], stateful: true, mcp: true },
   { key: 'fastmcp-stdio', label: 'FastMCP stdio', family: 'fastmcp', transport: 'stdio', script: 'anchors/fastmcp.mjs', args: ['--stdio'], stateful: true, mcp: true },
 ];
+
+/** The targets `--baseline` adds: the plain server of each era, served by the build whose bench is at `checkout`/apps/bench. */
+export const BASELINED = ['mcpx-sse', 'mcpx-2026'];
+
+export function baselineTargets(checkout: string): Target[] {
+  return BASELINED.map((key) => {
+    const target = TARGETS.find((t) => t.key === key)!;
+    return { ...target, key: `${key}-base`, label: `${target.label}, baseline build`, script: path.resolve(checkout, 'apps/bench', target.script), baselineOf: key };
+  });
+}
