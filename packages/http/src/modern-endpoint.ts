@@ -73,9 +73,11 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
   if ('status' in checked) return answerRefusal(reply, checked, message.id);
   if (ctx.sessions.draining) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server is shutting down', TRANSPORT_ERROR, message.id);
 
-  const caller = ownerOf(request.principal) ?? `address ${request.ip}`;
-  const front = ctx.engine.modern.front(checked.claim, { principal: request.principal, origin: originOf(request), inFlight: new CallerInFlight(ctx.modern, caller) });
-  const inbound: Inbound = { request: message, principal: request.principal, logger: requestLogger(request), abort: new LazyAbort(), origin: originOf(request) };
+  // request.ip is computed on each read (proxy-addr): read once.
+  const origin = originOf(request);
+  const caller = ownerOf(request.principal) ?? `address ${origin.clientAddress}`;
+  const front = ctx.engine.modern.front(checked.claim, { principal: request.principal, origin, inFlight: new CallerInFlight(ctx.modern, caller) });
+  const inbound: Inbound = { request: message, principal: request.principal, logger: requestLogger(request), abort: new LazyAbort(), origin };
   const admission = ctx.engine.pipeline.admit(front, inbound);
   if (answeredAdmission(ctx, admission, request, reply, message.id)) return reply;
   const stream = !ctx.options.jsonResponse || STREAM_ONLY.has(message.method);
