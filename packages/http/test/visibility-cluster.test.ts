@@ -80,12 +80,45 @@ describe('notifyVisibilityChanged across instances', () => {
     const body = modernBody('listen-v', 'subscriptions/listen', { notifications: { toolsListChanged: true } });
     const stream = await openSse(a.url, { method: 'POST', headers: modernHeaders('subscriptions/listen'), body });
     expect((await nextMessage(stream))?.message?.method).toBe('notifications/subscriptions/acknowledged');
-    // Past the cluster's 250 ms window in which one list change is fanned out once (the previous test raised one).
-    await new Promise((resolve) => setTimeout(resolve, 300));
     plan.premium = true;
     serverB.notifyVisibilityChanged();
     const event = await nextMessage(stream);
     expect(event?.message?.method).toBe('notifications/tools/list_changed');
     stream.abort();
+  });
+
+  it('sends each of two visibility changes made one right after the other: the second is news too', async () => {
+    plan.premium = false;
+    const session = await openSession(a.url);
+    const get = await getSse(a.url, session);
+    serverB.notifyVisibilityChanged();
+    expect((await nextMessage(get))?.message?.method).toBe('notifications/tools/list_changed');
+    // The client listed after the first; the second change must reach it as well.
+    plan.premium = true;
+    serverB.notifyVisibilityChanged();
+    expect((await nextMessage(get))?.message?.method).toBe('notifications/tools/list_changed');
+    get.abort();
+    const after = await post(a.url, rpc(2, 'tools/list'), session);
+    expect(after.body).toContain('"premium"');
+  });
+
+  it('sends a registry change both instances make alike once, and a different one made next as well', async () => {
+    const session = await openSession(a.url);
+    await post(a.url, rpc(1, 'logging/setLevel', { level: 'info' }), session);
+    const get = await getSse(a.url, session);
+    const tool = (name: string) => ({ name, description: `The ${name} tool`, inputSchema: { type: 'object' as const }, handler: () => name });
+    serverA.registry.addTool(tool('added'));
+    serverB.registry.addTool(tool('added'));
+    expect((await nextMessage(get))?.message?.method).toBe('notifications/tools/list_changed');
+    // A marker sent after it: had the other instance sent the same change too, its copy would come first.
+    serverB.log('info', 'marker');
+    expect((await nextMessage(get))?.message).toMatchObject({ method: 'notifications/message', params: { data: 'marker' } });
+    // A different change right after, alike on both: a new list, so it is sent, once.
+    serverA.registry.addTool(tool('added-next'));
+    serverB.registry.addTool(tool('added-next'));
+    expect((await nextMessage(get))?.message?.method).toBe('notifications/tools/list_changed');
+    serverA.log('info', 'second marker');
+    expect((await nextMessage(get))?.message).toMatchObject({ method: 'notifications/message', params: { data: 'second marker' } });
+    get.abort();
   });
 });

@@ -9,7 +9,7 @@ import type { Cluster, ClusterMessage } from '../cluster/cluster';
 
 /** The standalone (GET) stream of a session: what no request asked for goes there. */
 const STANDALONE = '0';
-/** Every instance may raise the same list change (their registries change alike): one fan-out is enough. */
+/** Every instance may raise the same list change (their registries change alike): one fan-out is enough. Raised within this window, it is the same change. */
 const LIST_CHANGE_WINDOW_MS = 250;
 
 /** What the engine lets the cluster reach on this instance. */
@@ -90,11 +90,15 @@ export class ClusterLink {
     });
   }
 
-  /** list_changed: to every session (the engine checked that sessions are offered it), and to listen streams everywhere. */
-  listChanged(method: string): void {
+  /**
+   * list_changed: to every session (the engine checked that sessions are offered it), and to listen
+   * streams everywhere. With `contents` (the list's digest after a registry change, which every
+   * instance whose registry changed alike raises), only the first instance to claim it sends.
+   */
+  listChanged(method: string, contents?: string): void {
     this.local.subscriptions.listChanged(method);
     void this.fanOut(method, async () => {
-      if (!(await this.cluster.claim(`list:${method}`, LIST_CHANGE_WINDOW_MS))) return;
+      if (contents !== undefined && !(await this.cluster.claim(`list:${method}:${contents}`, LIST_CHANGE_WINDOW_MS))) return;
       await this.cluster.bus.broadcast({ type: 'listChanged', method });
       await this.appendToAll(await this.cluster.sessions.ids(), { jsonrpc: '2.0', method });
     });

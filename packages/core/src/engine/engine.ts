@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import pino, { type LevelWithSilent, type Logger } from 'pino';
 import { implementationOf, type ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
-import type { ListKind } from '../registry/entry-list';
 import type { Registry } from '../registry/registry';
 import { tagFilterOf, toolSearchOf } from '../registry/entry-visibility';
 import type { MessageChannel } from '../context/channel';
@@ -19,6 +18,7 @@ import { ModernRequests, type ModernOptions } from '../eras/modern/modern-reques
 import { ListenSubscriptions } from '../eras/modern/subscriptions';
 import type { Cluster } from '../cluster/cluster';
 import { ClusterLink } from './cluster-link';
+import { ListChanges } from './list-changes';
 import { Telemetry } from '../telemetry/telemetry';
 import type { RequestOrigin } from '../telemetry/origin';
 import { legacyMethods } from '../eras/legacy/methods';
@@ -99,13 +99,6 @@ export interface EngineOptions extends ModernOptions {
   strictDefinitions?: boolean;
 }
 
-const LIST_CHANGED: Record<ListKind, { method: string; capability: 'tools' | 'resources' | 'prompts' }> = {
-  tools: { method: 'notifications/tools/list_changed', capability: 'tools' },
-  resources: { method: 'notifications/resources/list_changed', capability: 'resources' },
-  resourceTemplates: { method: 'notifications/resources/list_changed', capability: 'resources' },
-  prompts: { method: 'notifications/prompts/list_changed', capability: 'prompts' },
-};
-
 /**
  * The protocol engine: one per server. Owns the registry and the sessions, answers every MCP
  * method through the method table, and fans registry changes out to the sessions.
@@ -138,8 +131,7 @@ export class McpEngine {
   readonly extensions: ExtensionSet;
   private readonly sessions = new Map<string, Session>();
   private readonly rootsListeners: ((session: Session) => unknown)[] = [];
-  private pendingListChanges = new Set<string>();
-  private flushScheduled = false;
+  private readonly listChanges: ListChanges;
 
   constructor(
     info: ServerOptions,
@@ -197,12 +189,19 @@ export class McpEngine {
     }
     registry.tagFilter = tagFilterOf(options.includeTags, options.excludeTags);
     registry.toolSearch = toolSearchOf(info.toolSearch);
+    this.listChanges = new ListChanges({
+      registry,
+      subscriptions: this.subscriptions,
+      cluster: this.cluster,
+      capabilities: () => this.capabilities(),
+      sessions: () => this.sessions.values(),
+    });
     registry.onChange((kind) => {
       // What is offered may change with the entries (an extension's settings function): derived again when next asked.
       this.quietCapabilities = undefined;
       this.extensions.invalidate();
       this.modern.invalidateCapabilities();
-      this.listChanged(kind);
+      this.listChanges.raise(kind, false);
     });
     this.notificationHandlers.set('notifications/roots/list_changed', (_params, session) => {
       for (const listener of this.rootsListeners) {
@@ -346,7 +345,7 @@ export class McpEngine {
 
   /** What `visible` rules answer may have changed: list_changed for each list holding a rule, on every instance. */
   notifyVisibilityChanged(): void {
-    for (const list of [this.registry.tools, this.registry.resources, this.registry.templates, this.registry.prompts]) if (list.hasVisibilityRules) this.listChanged(list.kind);
+    for (const list of [this.registry.tools, this.registry.resources, this.registry.templates, this.registry.prompts]) if (list.hasVisibilityRules) this.listChanges.raise(list.kind, true);
   }
 
   /** Logs to pino once and to every initialized session at its own level. */
@@ -361,33 +360,5 @@ export class McpEngine {
     this.subscriptions.closeAll();
     for (const session of [...this.sessions.values()]) session.close();
     this.tasks.close();
-  }
-
-  // Coalesces a burst of registry changes into one notification per list, sent after the burst.
-  private listChanged(kind: ListKind): void {
-    this.pendingListChanges.add(kind);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    queueMicrotask(() => {
-      this.flushScheduled = false;
-      const kinds = this.pendingListChanges;
-      this.pendingListChanges = new Set();
-      const sent = new Set<string>();
-      for (const k of kinds) {
-        const { method, capability } = LIST_CHANGED[k as ListKind];
-        if (sent.has(method)) continue;
-        sent.add(method);
-        if (this.cluster) {
-          // Sessions on every instance were offered what this one offers now.
-          if (this.capabilities()[capability]?.listChanged) this.cluster.listChanged(method);
-          else this.subscriptions.listChanged(method);
-          continue;
-        }
-        this.subscriptions.listChanged(method);
-        for (const session of this.sessions.values()) {
-          if (session.initialized && session.serverCapabilities[capability]?.listChanged) session.notify(method);
-        }
-      }
-    });
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { McpError } from '../protocol/errors';
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -98,6 +99,13 @@ export class EntryList<T> {
   /** Enabled entries in list order. */
   *values(): IterableIterator<T> {
     for (const slot of this.slots.values()) if (slot.enabled) yield slot.entry;
+  }
+
+  /** A digest of what clients would list: instances whose lists changed alike have the same one. */
+  fingerprint(): string {
+    const hash = createHash('sha1');
+    for (const entry of this.values()) hash.update(JSON.stringify((entry as { definition?: unknown }).definition ?? null)).update('\n');
+    return hash.digest('base64url');
   }
 
   keys(): string[] {
