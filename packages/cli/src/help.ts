@@ -29,6 +29,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or definition error.
 `;
 
 export const SERVE_HELP = `Usage: mcpx serve <entry> [options]
+       mcpx serve --openapi <file|url> --base-url <url> [options]
 
 Loads <entry> (.js, or .ts through ts-node), instantiates its @Server class and serves it over
 Streamable HTTP (default) or stdio. Flags win over environment variables.
@@ -65,6 +66,14 @@ load balancer may send any request to any instance; see docs/deployment.md):
   --redis-url <url>        the Redis to share, redis:// or rediss://      MCPX_REDIS_URL
   --redis-prefix <prefix>  prefix of every key (default mcpx:)            MCPX_REDIS_PREFIX
 
+An OpenAPI 3.0/3.1 description as tools, no entry file (see docs/composition.md):
+  --openapi <file|url>     each operation becomes a tool calling the API  MCPX_OPENAPI
+  --base-url <url>         the API the tools call, and the only one       MCPX_OPENAPI_BASE_URL
+  --openapi-header <h>     "Name: value" sent with every call (repeat     MCPX_OPENAPI_HEADERS
+                           it; the env var is a JSON object of headers)
+  --openapi-tags <list>    only operations with one of these tags         MCPX_OPENAPI_TAGS
+  --openapi-exclude-tags <list>  leave out operations with these tags     MCPX_OPENAPI_EXCLUDE_TAGS
+
 Observability (see docs/observability.md):
   --otel                   traces and metrics over OTLP, set up by the    MCPX_OTEL
                            OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME,
@@ -83,6 +92,7 @@ Examples:
   MCPX_PORT=0 mcpx serve dist/servers.js --server NotesServer
   mcpx serve dist/server.js --host 0.0.0.0 --redis-url redis://redis:6379
   OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 mcpx serve dist/server.js --otel --metrics
+  mcpx serve --openapi ./openapi.yaml --base-url https://api.example.com --openapi-header "Authorization: Bearer $TOKEN"
 `;
 
 export const LIST_HELP = `Usage: mcpx list <entry> [options]

@@ -4,6 +4,7 @@ import { entryOf, parse, pick, toBool, toHost, toList, toLogLevel, toOrigins, to
 import { CliError, oneLine } from './errors';
 import { isMcpxError } from '@mcpx/core/errors';
 import { SERVE_HELP } from './help';
+import { OPENAPI_OPTIONS, openApiInstance, openApiSettings, type OpenApiSettings } from './serve-openapi';
 
 const SERVE_OPTIONS = {
   stdio: { type: 'boolean' },
@@ -28,6 +29,7 @@ const SERVE_OPTIONS = {
   otel: { type: 'boolean' },
   metrics: { type: 'boolean' },
   'metrics-port': { type: 'string' },
+  ...OPENAPI_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -68,7 +70,10 @@ export interface RedisSettings {
 }
 
 export interface ServeSettings {
+  /** The entry file; empty with `openapi`. */
   entry: string;
+  /** --openapi: the description's operations are the tools (no entry file). */
+  openapi?: OpenApiSettings;
   stdio: boolean;
   server?: string;
   logLevel: LogLevel;
@@ -174,7 +179,10 @@ function checkStdoutExporters(env: NodeJS.ProcessEnv): void {
 export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeSettings | 'help' {
   const { values, positionals } = parse('serve', argv, SERVE_OPTIONS);
   if (values.help) return 'help';
-  const entry = entryOf('serve', positionals);
+  const openapi = openApiSettings(values, env);
+  if (openapi && positionals.length > 0) throw new CliError(`--openapi serves the description's operations: give it no entry file (got ${positionals.join(' ')})`);
+  if (openapi && values.server !== undefined) throw new CliError('--server picks a class in an entry file: --openapi has none');
+  const entry = openapi ? '' : entryOf('serve', positionals);
   const stdio = values.stdio === true;
   if (stdio) {
     const misplaced = HTTP_ONLY.filter((flag) => values[flag] !== undefined);
@@ -189,7 +197,7 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   const otel = toBool(pick(values.otel, 'otel', ['MCPX_OTEL'], env)) ?? false;
   if (stdio) {
     if (otel) checkStdoutExporters(env);
-    return { entry, stdio, server, logLevel, otel, http: {} };
+    return { entry, stdio, server, logLevel, otel, http: {}, ...(openapi ? { openapi } : {}) };
   }
   const http: ServeSettings['http'] = {
     port: toPort(pick(values.port, 'port', ['MCPX_PORT', 'PORT'], env)) ?? 3000,
@@ -206,7 +214,7 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];
   const auth = authSettings(values, env);
   const redis = redisSettings(values, env);
-  return { entry, stdio, server, logLevel, otel, http, ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
+  return { entry, stdio, server, logLevel, otel, http, ...(openapi ? { openapi } : {}), ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
 }
 
 /** Redis could not be reached (or @mcpx/redis is missing): not a listen error, whatever its code. */
@@ -238,7 +246,7 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     if (settings.redis.prefix !== undefined) process.env.MCPX_REDIS_PREFIX = settings.redis.prefix;
   }
   const { createLogger } = await import('./logger');
-  const { name, instance } = await loadServer(settings.entry, settings.server);
+  const { name, instance } = settings.openapi ? await openApiInstance(settings.openapi) : await loadServer(settings.entry, settings.server);
   const logger = createLogger({
     name: getServerOptions(instance.constructor)?.name ?? name,
     level: settings.logLevel,

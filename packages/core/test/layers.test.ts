@@ -22,6 +22,7 @@ const PACKAGE_RANK: Record<string, number> = {
   stdio: 1,
   http: 1,
   redis: 1,
+  openapi: 1,
   testing: 1,
   cli: 2,
   mcpx: 3,

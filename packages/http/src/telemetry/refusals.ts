@@ -1,6 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Telemetry } from '@mcpx/core/telemetry';
 
+// The route options mcpx marks its routes with. Declared, so that an application whose plugins add
+// their own route config (which makes the interface non-empty) still type-checks mcpx's routes.
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    mcp?: boolean;
+    countRefusals?: boolean;
+  }
+}
+
 /**
  * Counts the HTTP layer's refusals (`mcpx.refusal.count`) once per exchange, from the status it
  * ended with: 401 and 403 are `auth`, 413 and 429 are the limits behind them, any other 4xx is
