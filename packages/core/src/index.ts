@@ -13,7 +13,7 @@ import 'reflect-metadata';
 // Declaring a server: decorators, the optional base class, the engine
 export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, UseMiddleware } from './metadata/decorators';
 export { Field } from './schema/field';
-export { McpServer, createEngine, type Servable } from './server';
+export { McpServer, createEngine, mount, type Servable } from './server';
 export { Registry } from './registry/registry';
 export type { ServerOptions, ToolOptions, ResourceOptions, ResourceTemplateOptions, PromptOptions, CompleteOptions, Completer } from './metadata/options';
 export type { EngineOptions } from './engine/engine';

@@ -5,6 +5,7 @@ import type { Session } from './eras/legacy/session';
 import { buildRegistry, serverInfoOf, type DefinitionWarning } from './scanner/scanner';
 import { DefinitionError } from './definition-error';
 import { envFlag } from './env-flag';
+import { Namespace, mountRegistry } from './engine/mount';
 
 const engines = new WeakMap<object, McpEngine>();
 const warningsOf = new WeakMap<McpEngine, readonly DefinitionWarning[]>();
@@ -36,12 +37,35 @@ export function createEngine(target: Servable, options: EngineOptions = {}): Mcp
   engines.set(primary, engine);
   warningsOf.set(engine, Object.freeze(warnings));
   for (const warning of warnings) engine.logger.warn({ definition: warning.source }, warning.message);
+  const info = serverInfoOf(objects);
+  for (const [namespace, server] of Object.entries(info.mount ?? {})) {
+    if (typeof server !== 'function')
+      throw new DefinitionError(`@Server({ mount }): "${namespace}" must be a class (one instance is made per server that mounts it); mount an instance with mount()`);
+    mount(engine, namespace, new server());
+  }
   for (const object of objects) {
     const hooks = object as Partial<McpServer>;
     if (typeof hooks.onRootsListChanged === 'function') engine.onRootsListChanged((session) => hooks.onRootsListChanged!.call(object, session));
     hooks.onServerInit?.call(object);
   }
   return engine;
+}
+
+/**
+ * Serves `server`'s tools, prompts, resources and templates inside `into`, under `namespace`: tools
+ * and prompts as `<namespace>_<name>`, resource URIs as `scheme://<namespace>/...`, kept in step as
+ * its registry changes. Its handlers, validation, scopes, visibility rules and middleware (its
+ * `@Server` middleware included) still apply to them; its resource updates, visibility changes and
+ * log lines reach `into`'s clients. A name either side already has is a startup error naming both.
+ */
+export function mount(into: Servable, namespace: string, server: Servable): void {
+  const parent = createEngine(into);
+  const ns = new Namespace(namespace);
+  const child = createEngine(server, { logger: parent.logger.child({ mount: namespace }) });
+  if (child === parent) throw new DefinitionError(`mount "${namespace}": a server cannot be mounted in itself`);
+  if (child.mountedIn) throw new DefinitionError(`mount "${namespace}": ${child.serverInfo.name} is mounted already, as "${child.mountedIn.namespace.name}"`);
+  child.mountedIn = { engine: parent, namespace: ns };
+  mountRegistry(parent.registry, ns, { registry: child.registry, middleware: child.serverMiddleware }, `mount "${namespace}" (${child.serverInfo.name})`);
 }
 
 /** `strictDefinitions`, else MCPX_STRICT_DEFINITIONS (`true` or `1`), so `mcpx serve` can be strict without a flag. */
@@ -75,6 +99,11 @@ export class McpServer {
 
   /** Override to hear when a client's roots change (then ask again with `ctx.roots()` or `session`). */
   onRootsListChanged?(session: Session): unknown;
+
+  /** Serves another server inside this one under `namespace` (see `mount()`); call it from `onServerInit` or later. */
+  mount(namespace: string, server: Servable): void {
+    mount(this, namespace, server);
+  }
 
   /** Tells every client subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void {

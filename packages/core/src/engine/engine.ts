@@ -19,6 +19,7 @@ import { ListenSubscriptions } from '../eras/modern/subscriptions';
 import type { Cluster } from '../cluster/cluster';
 import { ClusterLink } from './cluster-link';
 import { ListChanges } from './list-changes';
+import type { Namespace } from './mount';
 import { Telemetry } from '../telemetry/telemetry';
 import type { RequestOrigin } from '../telemetry/origin';
 import { legacyMethods } from '../eras/legacy/methods';
@@ -125,6 +126,10 @@ export class McpEngine {
   readonly cluster?: ClusterLink;
   /** OpenTelemetry spans and metrics (docs/observability.md): through the global providers unless given others with `telemetry.use()`. */
   readonly telemetry: Telemetry;
+  /** Server-wide middleware, outermost first: the options', `@Server`'s, then extensions'. */
+  readonly serverMiddleware: readonly Middleware[];
+  /** Set when this server is mounted in another (`mount()`): its notifications go out through that one. */
+  mountedIn?: { readonly engine: McpEngine; readonly namespace: Namespace };
   /** Where every request of either era goes: admission, middleware, handler, answer. */
   readonly pipeline: RequestPipeline;
   /** The protocol extensions this server serves (tasks and the application's own). */
@@ -174,7 +179,7 @@ export class McpEngine {
     this.pipeline = new RequestPipeline(
       { logger: this.logger, registry, telemetry: this.telemetry, debugMessageBytes: this.debugMessageBytes, maxRequestsInFlight: this.options.maxRequestsInFlight },
       this.extensions.methodTables({ legacy: legacyMethods, modern: modernMethods }),
-      [...checkMiddleware(options.middleware, 'the middleware option'), ...checkMiddleware(info.middleware, '@Server middleware'), ...this.extensions.middleware],
+      (this.serverMiddleware = [...checkMiddleware(options.middleware, 'the middleware option'), ...checkMiddleware(info.middleware, '@Server middleware'), ...this.extensions.middleware]),
     );
     if (options.cluster) {
       this.cluster = new ClusterLink(options.cluster, {
@@ -336,6 +341,7 @@ export class McpEngine {
 
   /** Tells every session and subscriptions/listen stream subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void {
+    if (this.mountedIn) return this.mountedIn.engine.notifyResourceUpdated(this.mountedIn.namespace.uri(uri));
     if (this.cluster) return this.cluster.resourceUpdated(uri);
     this.subscriptions.resourceUpdated(uri);
     for (const session of this.sessions.values()) {
@@ -345,11 +351,13 @@ export class McpEngine {
 
   /** What `visible` rules answer may have changed: list_changed for each list holding a rule, on every instance. */
   notifyVisibilityChanged(): void {
+    if (this.mountedIn) return this.mountedIn.engine.notifyVisibilityChanged();
     for (const list of [this.registry.tools, this.registry.resources, this.registry.templates, this.registry.prompts]) if (list.hasVisibilityRules) this.listChanges.raise(list.kind, true);
   }
 
   /** Logs to pino once and to every initialized session at its own level. */
   broadcastLog(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
+    if (this.mountedIn) return this.mountedIn.engine.broadcastLog(level, message, data);
     writeToPino(this.logger, level, message, data);
     if (this.cluster) return this.cluster.log(level, message, data);
     for (const session of this.sessions.values()) session.log.forward(level, message, data);

@@ -17,6 +17,13 @@ export interface ServerOptions extends Implementation {
   extensions?: readonly McpExtension[];
   /** Large catalogs: over `threshold` visible tools, tools/list shows `pinned` and a `search_tools` tool (docs/policies.md). */
   toolSearch?: ToolSearchOptions;
+  /**
+   * Servers served inside this one, each under its namespace: `{ billing: BillingServer }`, classes
+   * made with no arguments, one instance per server that mounts them (mount an instance you hold
+   * with `this.mount()`). Their tools and prompts become `billing_<name>`, their resource URIs
+   * `scheme://billing/...` (docs/composition.md).
+   */
+  mount?: Readonly<Record<string, new () => object>>;
 }
 
 export interface ToolSearchOptions {
@@ -30,7 +37,7 @@ export interface ToolSearchOptions {
 export const IMPLEMENTATION_KEYS = optionKeys<Implementation>()('name', 'title', 'version', 'description', 'icons', 'websiteUrl');
 
 /** Every key `@Server` takes; checked when the engine is built. */
-export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions', 'toolSearch');
+export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions', 'toolSearch', 'mount');
 
 /** serverInfo from `@Server`'s options: the Implementation fields set, nothing else (instructions, middleware...). */
 export function implementationOf(options: ServerOptions): Implementation {
