@@ -1,4 +1,5 @@
 import {
+  RateLimit,
   ClientCapabilityError,
   ClientUnreachableError,
   Complete,
@@ -111,6 +112,9 @@ export class NotesServer extends McpServer {
     annotations: { readOnlyHint: true },
     taskSupport: 'optional',
   })
+  // Exporting reads every note: 20 a minute per caller (its principal, else its session or address),
+  // shared by every instance when the server runs on Redis (docs/policies.md).
+  @RateLimit({ limit: 20, windowMs: 60_000, name: 'notes-export' })
   async export(input: ExportInput, ctx: RequestContext) {
     const notes = await this.store.all();
     const parts: string[] = [];

@@ -28,6 +28,8 @@ export const MCPX_ERROR_CODES = Object.freeze({
   MCPX_CLUSTER_UNAVAILABLE: 'The store the instances share (Redis) cannot be reached.',
   // HTTP authorization
   MCPX_INVALID_TOKEN: 'A bearer token that is malformed, expired, inactive, or issued for another audience.',
+  // OpenAPI (@mcpx/openapi)
+  MCPX_OPENAPI: 'An OpenAPI description cannot be served as written, or a call cannot be made as its operation says (a path parameter that would leave its route).',
   // Options
   MCPX_OPTION_UNKNOWN: 'An options object has a key the function or decorator it was given to does not have (a typo, most often).',
   // The mcpx command

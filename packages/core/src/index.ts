@@ -11,9 +11,10 @@ import 'reflect-metadata';
 //   '@mcpx/core/transport' what transports and stores drive the engine with
 
 // Declaring a server: decorators, the optional base class, the engine
-export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, UseMiddleware } from './metadata/decorators';
+export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, UseMiddleware, RateLimit } from './metadata/decorators';
 export { Field } from './schema/field';
 export { McpServer, createEngine, mount, type Servable } from './server';
+export type { RateLimitOptions, RateLimitSubject } from './policies/rate-limit';
 export { Registry } from './registry/registry';
 export type { ServerOptions, ToolOptions, ResourceOptions, ResourceTemplateOptions, PromptOptions, CompleteOptions, Completer } from './metadata/options';
 export type { EngineOptions } from './engine/engine';

@@ -45,6 +45,7 @@ const CORE_RANK: Record<string, number> = {
   auth: 2,
   content: 2,
   stores: 2,
+  policies: 2,
   cluster: 2,
   telemetry: 2,
   'uri-template.ts': 2,

@@ -91,7 +91,8 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     return reply.code(202).send();
   }
   const inbound: Inbound = { request: parsed.message, principal: request.principal, logger: requestLogger(request), origin };
-  const admission = ctx.engine.pipeline.admit(http.session, inbound);
+  const admitted = ctx.engine.pipeline.admit(http.session, inbound);
+  const admission = admitted instanceof Promise ? await admitted : admitted;
   if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
   return ctx.options.jsonResponse
     ? answerJson(reply, await ctx.engine.pipeline.run(http.session, inbound, http.outlet, admission), http.session.logger)
@@ -198,7 +199,8 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
       session.assumeInitialized(typeof header === 'string' ? header : '2025-03-26');
     }
     const inbound: Inbound = { request: parsed.message, logger: requestLogger(request), origin };
-    const admission = ctx.engine.pipeline.admit(session, inbound);
+    const admitted = ctx.engine.pipeline.admit(session, inbound);
+    const admission = admitted instanceof Promise ? await admitted : admitted;
     if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
     if (ctx.options.jsonResponse) return answerJson(reply, await ctx.engine.pipeline.run(session, inbound, NOWHERE, admission), session.logger);
     // No resumption without sessions: a plain stream, no polling close.

@@ -26,11 +26,24 @@ export interface EndpointContext {
  * Answers a refusal of the pipeline's admission that HTTP tells in its own form, before any stream
  * opens: a call its token lacks the entry's scopes for is 403 with a step-up challenge (SEP-835); a
  * caller at its in-flight cap is 429 with Retry-After and the JSON-RPC error (-32004) naming the
- * limit. True when it answered; any other refusal is answered as the JSON-RPC error it carries.
+ * limit; a rate limit's refusal is 429 (503 when its store cannot be reached) with Retry-After,
+ * RateLimit-Policy and the JSON-RPC error. True when it answered; any other refusal is answered as
+ * the JSON-RPC error it carries. A request let through gets its RateLimit headers here.
  */
 export function answeredAdmission(ctx: EndpointContext, admission: Admission, request: FastifyRequest, reply: FastifyReply, id: RequestId): boolean {
   const refusal = admission.refusal;
-  if (!refusal) return false;
+  if (!refusal) {
+    // A request its rate limits let through says where it stands with them (IETF RateLimit fields).
+    if (admission.rateLimit) reply.header('ratelimit-policy', admission.rateLimit.policy).header('ratelimit', admission.rateLimit.state);
+    return false;
+  }
+  if (refusal.kind === 'rate') {
+    const status = refusal.unavailable ? 503 : 429;
+    reply.code(status).header('retry-after', String(Math.max(1, Math.ceil((refusal.retryAfterMs ?? 1000) / 1000))));
+    if (refusal.policy) reply.header('ratelimit-policy', refusal.policy);
+    reply.header('content-type', 'application/json').send(rpcErrorBody(refusal.response.error, id));
+    return true;
+  }
   if (refusal.kind === 'in-flight') {
     reply.code(429).header('retry-after', '1').header('content-type', 'application/json').send(rpcErrorBody(refusal.response.error, id));
     return true;

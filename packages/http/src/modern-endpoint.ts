@@ -78,7 +78,8 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
   const caller = ownerOf(request.principal) ?? `address ${origin.clientAddress}`;
   const front = ctx.engine.modern.front(checked.claim, { principal: request.principal, origin, inFlight: new CallerInFlight(ctx.modern, caller) });
   const inbound: Inbound = { request: message, principal: request.principal, logger: requestLogger(request), abort: new LazyAbort(), origin };
-  const admission = ctx.engine.pipeline.admit(front, inbound);
+  const admitted = ctx.engine.pipeline.admit(front, inbound);
+  const admission = admitted instanceof Promise ? await admitted : admitted;
   if (answeredAdmission(ctx, admission, request, reply, message.id)) return reply;
   const stream = !ctx.options.jsonResponse || STREAM_ONLY.has(message.method);
   return stream ? answerSse(ctx, front, inbound, admission, request, reply) : answerJson(ctx, front, inbound, admission, request, reply);

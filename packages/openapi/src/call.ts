@@ -1,3 +1,4 @@
+import { OpenApiError } from './openapi-error';
 import type { Operation } from './operations';
 
 /** How the generated tools reach the API. */
@@ -29,12 +30,9 @@ export interface ApiAnswer {
  */
 function segment(name: string, value: unknown): string {
   const text = scalar(value);
-  if (text === '' || text === '.' || text === '..') throw new PathParameterError(`path parameter "${name}" may not be ${JSON.stringify(text)}`);
+  if (text === '' || text === '.' || text === '..') throw new OpenApiError(`path parameter "${name}" may not be ${JSON.stringify(text)}`);
   return encodeURIComponent(text);
 }
-
-/** A path parameter that cannot be sent: the call is refused before anything is sent. */
-export class PathParameterError extends Error {}
 
 function scalar(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -47,7 +45,7 @@ export function urlOf(operation: Operation, args: Record<string, unknown>, setti
   const filled = operation.path.replace(/\{([^}]+)\}/g, (_whole, name: string) => {
     const p = operation.parameters.find((x) => x.in === 'path' && x.name === name);
     const value = p ? args[p.argument] : undefined;
-    if (value === undefined) throw new PathParameterError(`path parameter "${name}" is missing`);
+    if (value === undefined) throw new OpenApiError(`path parameter "${name}" is missing`);
     return segment(name, value);
   });
   const base = settings.baseUrl;

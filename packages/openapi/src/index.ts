@@ -11,6 +11,7 @@ export { loadOpenApi } from './load';
 export { openApiTools, type OpenApiToolOptions } from './tools';
 export { operationsOf, toolNameOf, type Operation, type OperationFilter, type OperationParameter } from './operations';
 export { toJsonSchema } from './schema';
+export { OpenApiError } from './openapi-error';
 
 export interface OpenApiServerOptions extends OpenApiToolOptions {
   /** The server's name (default: the description's title) and version (default: its version). */

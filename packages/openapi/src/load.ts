@@ -1,3 +1,4 @@
+import { OpenApiError } from './openapi-error';
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject } from './schema';
 
@@ -22,20 +23,20 @@ export async function loadOpenApi(source: string | object): Promise<JsonObject> 
   const document = (await SwaggerParser.validate(input, options)) as JsonObject;
   const version = typeof document.openapi === 'string' ? document.openapi : undefined;
   if (!version || !/^3\.[01]\./.test(version)) {
-    throw new Error(`OpenAPI: only 3.0 and 3.1 descriptions are read (this one says ${version ?? (document.swagger ? `swagger ${String(document.swagger)}` : 'nothing')})`);
+    throw new OpenApiError(`OpenAPI: only 3.0 and 3.1 descriptions are read (this one says ${version ?? (document.swagger ? `swagger ${String(document.swagger)}` : 'nothing')})`);
   }
   return document;
 }
 
 async function fetchDescription(url: string): Promise<JsonObject> {
   const response = await fetch(url, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-  if (!response.ok) throw new Error(`OpenAPI: ${url} answered ${response.status} ${response.statusText}`);
+  if (!response.ok) throw new OpenApiError(`OpenAPI: ${url} answered ${response.status} ${response.statusText}`);
   const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_DESCRIPTION_BYTES) throw new Error(`OpenAPI: ${url} is larger than ${MAX_DESCRIPTION_BYTES} bytes`);
+  if (length > MAX_DESCRIPTION_BYTES) throw new OpenApiError(`OpenAPI: ${url} is larger than ${MAX_DESCRIPTION_BYTES} bytes`);
   const text = await response.text();
-  if (text.length > MAX_DESCRIPTION_BYTES) throw new Error(`OpenAPI: ${url} is larger than ${MAX_DESCRIPTION_BYTES} bytes`);
+  if (text.length > MAX_DESCRIPTION_BYTES) throw new OpenApiError(`OpenAPI: ${url} is larger than ${MAX_DESCRIPTION_BYTES} bytes`);
   const value: unknown = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYaml(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`OpenAPI: ${url} is not an OpenAPI description`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OpenApiError(`OpenAPI: ${url} is not an OpenAPI description`);
   return value as JsonObject;
 }
 

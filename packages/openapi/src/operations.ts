@@ -1,3 +1,4 @@
+import { OpenApiError } from './openapi-error';
 import { toJsonSchema, type Json, type JsonObject } from './schema';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -71,7 +72,7 @@ export function operationsOf(document: object, filter: OperationFilter = {}): Op
       const toolName = toolNameOf(method, path, operationId);
       if (!passes(filter, tags, [operationId, toolName])) continue;
       const clash = names.get(toolName);
-      if (clash) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} and ${clash} would both be the tool "${toolName}": give one an operationId or exclude one`);
+      if (clash) throw new OpenApiError(`OpenAPI: ${method.toUpperCase()} ${path} and ${clash} would both be the tool "${toolName}": give one an operationId or exclude one`);
       names.set(toolName, `${method.toUpperCase()} ${path}`);
       operations.push(operationOf(method, path, item, op, toolName, operationId, tags));
     }

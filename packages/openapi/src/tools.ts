@@ -1,6 +1,7 @@
+import { OpenApiError } from './openapi-error';
 import type { ToolSpec } from '@mcpx/core/registry';
 import type { RequestContext } from '@mcpx/core';
-import { PathParameterError, callOperation, type ApiAnswer, type CallSettings } from './call';
+import { callOperation, type ApiAnswer, type CallSettings } from './call';
 import { operationsOf, type Operation, type OperationFilter } from './operations';
 
 /** How an OpenAPI description becomes tools. */
@@ -32,9 +33,9 @@ export function openApiTools(document: object, options: OpenApiToolOptions): Too
   try {
     baseUrl = new URL(options.baseUrl);
   } catch {
-    throw new Error(`OpenAPI: baseUrl ${JSON.stringify(options.baseUrl)} is not a URL`);
+    throw new OpenApiError(`OpenAPI: baseUrl ${JSON.stringify(options.baseUrl)} is not a URL`);
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new Error(`OpenAPI: baseUrl must be http(s), not ${baseUrl.protocol}`);
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new OpenApiError(`OpenAPI: baseUrl must be http(s), not ${baseUrl.protocol}`);
   const headers = options.headers;
   const settings: CallSettings = {
     baseUrl,
@@ -67,7 +68,7 @@ function toolOf(operation: Operation, settings: CallSettings, prefix: string): T
       try {
         return resultOf(operation, await callOperation(operation, args ?? {}, settings, ctx.signal));
       } catch (err) {
-        if (err instanceof PathParameterError) return { content: [{ type: 'text', text: err.message }], isError: true };
+        if (err instanceof OpenApiError) return { content: [{ type: 'text', text: err.message }], isError: true };
         throw err;
       }
     },

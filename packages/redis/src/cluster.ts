@@ -1,3 +1,4 @@
+import { RedisRateLimitStore } from './rate-limit-store';
 import { randomBytes } from 'node:crypto';
 import { ClusterUnavailableError, type Cluster } from '@mcpx/core/stores';
 import { RedisBus } from './bus';
@@ -62,6 +63,7 @@ export class RedisCluster implements Cluster {
   readonly sessions: RedisSessionStore;
   readonly events: RedisEventLog;
   readonly tasks: RedisTaskStore;
+  readonly rateLimits: RedisRateLimitStore;
   readonly bus: RedisBus;
   readonly keys: RedisKeys;
 
@@ -99,6 +101,7 @@ export class RedisCluster implements Cluster {
     this.reader = new StreamReader(this.readerConnection, this.redis, this.logger);
     this.sessions = new RedisSessionStore(this.redis, this.keys, this.logger);
     this.tasks = new RedisTaskStore(this.redis, this.keys);
+    this.rateLimits = new RedisRateLimitStore(this.redis, this.keys, () => this.id ?? 'starting');
     this.events = new RedisEventLog(this.redis, this.keys, this.reader, this.logger, {
       retentionMs: settings.eventRetentionMs,
       sessionStreamMaxLen: settings.sessionStreamMaxLen,

@@ -9,6 +9,7 @@ export type { Logger as RedisClusterLogger } from './logger';
 export { RedisSessionStore } from './session-store';
 export { RedisEventLog, type RedisEventLogOptions } from './event-log';
 export { RedisTaskStore } from './task-store';
+export { RedisRateLimitStore, RATE_LIMIT_HIT } from './rate-limit-store';
 export { RedisBus, type RedisBusOptions } from './bus';
 export { StreamReader } from './stream-reader';
 export { redactUrl } from './redact-url';

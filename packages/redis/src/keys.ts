@@ -73,4 +73,9 @@ export class RedisKeys {
   claim(key: string): string {
     return `${this.prefix}claim:${key}`;
   }
+
+  /** One rate limit counter (a sorted set of request times). */
+  rateLimit(key: string): string {
+    return `${this.prefix}ratelimit:${key}`;
+  }
 }

@@ -1,3 +1,4 @@
+import type { RateLimitStore } from '../policies/rate-limit';
 import type { Principal } from '../auth/principal';
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
@@ -19,6 +20,8 @@ export interface Cluster {
   readonly events: SharedEventLog;
   readonly tasks: TaskStore;
   readonly bus: ClusterBus;
+  /** Rate limit counters every instance shares (absent: each instance counts alone). */
+  readonly rateLimits?: RateLimitStore;
   /** False while the shared store cannot be reached: /readyz says so and requests get 503. */
   readonly ready: boolean;
   /** Whether an instance still holds its lease (it renews it while alive; a killed one's lapses). */

@@ -23,6 +23,7 @@ export const ENGINE_OPTION_KEYS = optionKeys<EngineOptions>()(
   'maxTasksPerPrincipal',
   'clientRequestTimeoutMs',
   'taskStore',
+  'rateLimitStore',
   'cluster',
   'tasks',
   'capabilities',

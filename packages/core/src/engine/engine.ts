@@ -19,6 +19,8 @@ import { ListenSubscriptions } from '../eras/modern/subscriptions';
 import type { Cluster } from '../cluster/cluster';
 import { ClusterLink } from './cluster-link';
 import { ListChanges } from './list-changes';
+import { RateLimiter } from '../pipeline/rate-limits';
+import { InMemoryRateLimitStore, rateLimitRules, type RateLimitStore } from '../policies/rate-limit';
 import type { Namespace } from './mount';
 import { Telemetry } from '../telemetry/telemetry';
 import type { RequestOrigin } from '../telemetry/origin';
@@ -74,6 +76,8 @@ export interface EngineOptions extends ModernOptions {
   clientRequestTimeoutMs?: number;
   /** Where tasks live (default: the cluster's, else in memory). */
   taskStore?: TaskStore;
+  /** Where rate limit counters live (default: the cluster's, else in this process). */
+  rateLimitStore?: RateLimitStore;
   /**
    * State shared with other instances of this server (sessions, event log, tasks, a bus), started
    * already: see Cluster. Transports give it (`redis` on listen()); without one, all stays here.
@@ -176,8 +180,14 @@ export class McpEngine {
     });
     this.subscriptions = new ListenSubscriptions(this.logger);
     this.extensions = new ExtensionSet([tasksExtension, ...(options.extensions ?? []), ...(info.extensions ?? [])]);
+    const rateLimiter = new RateLimiter(
+      options.rateLimitStore ?? options.cluster?.rateLimits ?? new InMemoryRateLimitStore(),
+      rateLimitRules(info.rateLimit, 'server'),
+      registry,
+      this.logger,
+    );
     this.pipeline = new RequestPipeline(
-      { logger: this.logger, registry, telemetry: this.telemetry, debugMessageBytes: this.debugMessageBytes, maxRequestsInFlight: this.options.maxRequestsInFlight },
+      { logger: this.logger, registry, telemetry: this.telemetry, debugMessageBytes: this.debugMessageBytes, maxRequestsInFlight: this.options.maxRequestsInFlight, rateLimiter },
       this.extensions.methodTables({ legacy: legacyMethods, modern: modernMethods }),
       (this.serverMiddleware = [...checkMiddleware(options.middleware, 'the middleware option'), ...checkMiddleware(info.middleware, '@Server middleware'), ...this.extensions.middleware]),
     );

@@ -17,3 +17,4 @@ export {
 } from '../cluster/cluster';
 export type { EventStore, StoredEvent } from '../stores/event-store';
 export { InvalidTaskCursorError, TERMINAL_STATUSES, type Task, type TaskRecord, type TaskStatus, type TaskStore } from '../stores/task-store';
+export { InMemoryRateLimitStore, type RateLimitHit, type RateLimitStore } from '../policies/rate-limit';

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { isStandardDecoratorContext, standardDecoratorError } from '../decorator-form';
 
 export { isStandardDecoratorContext, standardDecoratorError } from '../decorator-form';
-import { ENTRIES_KEY, MIDDLEWARE_KEY, SERVER_KEY } from './keys';
+import { ENTRIES_KEY, MIDDLEWARE_KEY, RATE_LIMIT_KEY, SERVER_KEY } from './keys';
+import { rateLimitRules, type RateLimitOptions } from '../policies/rate-limit';
 import { checkMiddleware, type Middleware } from '../context/middleware';
 import type { CompleteOptions, PromptOptions, ResourceOptions, ResourceTemplateOptions, ServerOptions, ToolOptions } from './options';
 
@@ -100,4 +101,32 @@ export function declaredMiddleware(instance: object, owner: object, method: stri
   for (const ctor of classes) chain.push(...((Reflect.getOwnMetadata(MIDDLEWARE_KEY, ctor) as Middleware[] | undefined) ?? []));
   chain.push(...((Reflect.getOwnMetadata(MIDDLEWARE_KEY, owner, method) as Middleware[] | undefined) ?? []));
   return chain;
+}
+
+/**
+ * At most `limit` requests in any `windowMs` (docs/policies.md): on a method, for that handler; on a
+ * class, for each of its handlers, counted apart. Stack them for several limits (10 a second and
+ * 1,000 a day); `@Server({ rateLimit })` limits every request to the server.
+ */
+export function RateLimit(options: RateLimitOptions): ClassDecorator & MethodDecorator {
+  // Checked now, so a bad limit fails where it is written.
+  rateLimitRules(options, '@RateLimit');
+  return ((target: object, propertyKey?: string | symbol) => {
+    if (isStandardDecoratorContext(propertyKey)) throw standardDecoratorError('RateLimit', propertyKey);
+    const own: readonly RateLimitOptions[] = (propertyKey === undefined ? Reflect.getOwnMetadata(RATE_LIMIT_KEY, target) : Reflect.getOwnMetadata(RATE_LIMIT_KEY, target, propertyKey)) ?? [];
+    // Decorators apply bottom-up: prepend, so the list reads as written.
+    const merged = [options, ...own];
+    if (propertyKey === undefined) Reflect.defineMetadata(RATE_LIMIT_KEY, merged, target);
+    else Reflect.defineMetadata(RATE_LIMIT_KEY, merged, target, propertyKey);
+  }) as ClassDecorator & MethodDecorator;
+}
+
+/** The limits `@RateLimit` put on a class and its parents (base first), then on `method` where the owner declares it. */
+export function declaredRateLimits(instance: object, owner: object, method: string): readonly RateLimitOptions[] {
+  const limits: RateLimitOptions[] = [];
+  const classes: object[] = [];
+  for (let p = Object.getPrototypeOf(instance); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) classes.unshift(p.constructor);
+  for (const ctor of classes) limits.push(...((Reflect.getOwnMetadata(RATE_LIMIT_KEY, ctor) as RateLimitOptions[] | undefined) ?? []));
+  limits.push(...((Reflect.getOwnMetadata(RATE_LIMIT_KEY, owner, method) as RateLimitOptions[] | undefined) ?? []));
+  return limits;
 }

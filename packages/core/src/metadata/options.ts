@@ -1,3 +1,4 @@
+import type { RateLimitOptions } from '../policies/rate-limit';
 import type { Icon, Implementation, Meta, PromptArgument, Resource, ResourceTemplate, TaskSupport, ToolAnnotations } from '../protocol/types';
 import type { JsonSchema } from '../schema/json-schema';
 import type { ArgumentLimits } from '../schema/argument-limits';
@@ -24,6 +25,8 @@ export interface ServerOptions extends Implementation {
    * `scheme://billing/...` (docs/composition.md).
    */
   mount?: Readonly<Record<string, new () => object>>;
+  /** Rate limits on every request to this server, each counted per its `by` (docs/policies.md). */
+  rateLimit?: RateLimitOptions | readonly RateLimitOptions[];
 }
 
 export interface ToolSearchOptions {
@@ -37,7 +40,7 @@ export interface ToolSearchOptions {
 export const IMPLEMENTATION_KEYS = optionKeys<Implementation>()('name', 'title', 'version', 'description', 'icons', 'websiteUrl');
 
 /** Every key `@Server` takes; checked when the engine is built. */
-export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions', 'toolSearch', 'mount');
+export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions', 'toolSearch', 'mount', 'rateLimit');
 
 /** serverInfo from `@Server`'s options: the Implementation fields set, nothing else (instructions, middleware...). */
 export function implementationOf(options: ServerOptions): Implementation {

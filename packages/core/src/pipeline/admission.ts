@@ -7,16 +7,22 @@ import { dependsOnCaller, passesTags } from '../registry/entry-visibility';
 /**
  * Admission: what a request must pass before any middleware or handler runs, decided once in the
  * pipeline for every era and transport. Transports map a refusal's `kind` to their own form (HTTP:
- * 403 with a step-up challenge for `scope`, 429 with Retry-After for `in-flight`); everything else
+ * 403 with a step-up challenge for `scope`, 429 with Retry-After for `in-flight` and `rate`); everything else
  * is answered as the JSON-RPC error it carries.
  */
-export type RefusalKind = 'era' | 'method' | 'scope' | 'in-flight';
+export type RefusalKind = 'era' | 'method' | 'scope' | 'in-flight' | 'rate';
 
 export interface Refusal {
   readonly kind: RefusalKind;
   readonly response: JsonRpcErrorResponse;
   /** `scope`: every scope the request needs. */
   readonly requiredScopes?: readonly string[];
+  /** `rate`: how long until one more request is allowed (HTTP's Retry-After, rounded up to seconds). */
+  readonly retryAfterMs?: number;
+  /** `rate`: the limits that applied, as HTTP's RateLimit-Policy header gives them. */
+  readonly policy?: string;
+  /** `rate`: the limit's store could not be reached (HTTP: 503, not 429). */
+  readonly unavailable?: boolean;
 }
 
 /**

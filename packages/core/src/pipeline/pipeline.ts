@@ -16,6 +16,8 @@ import type { Telemetry } from '../telemetry/telemetry';
 import { checkScopes, inFlightRefusal, scopeRefusal, type Refusal } from './admission';
 import type { EraFront, Inbound, Outcome } from './era-front';
 import { RequestMiddlewareContext, runChain, type Middleware } from '../context/middleware';
+import { rateLimitSubject } from './rate-limit-subject';
+import type { RateLimiter, RateLimitReport } from './rate-limits';
 
 /** What the pipeline needs of the server it serves: narrow, so that it never reaches for the engine. */
 export interface PipelineHost {
@@ -24,6 +26,7 @@ export interface PipelineHost {
   readonly telemetry: Telemetry;
   readonly debugMessageBytes: number;
   readonly maxRequestsInFlight: number;
+  readonly rateLimiter: RateLimiter;
 }
 
 /** A request admission let through: the pipeline runs it. */
@@ -31,6 +34,8 @@ export interface Admitted {
   readonly refusal?: undefined;
   readonly handler: MethodHandler;
   readonly abort: LazyAbort;
+  /** Where it stands with the rate limits that applied to it (HTTP sends it as RateLimit headers). */
+  readonly rateLimit?: RateLimitReport;
 }
 
 /** Admission's verdict on one request. */
@@ -67,13 +72,20 @@ export class RequestPipeline {
     return this.methods[era].has(method);
   }
 
-  /** Admission, once: the era's own rules, the scopes of the entry the request names, the in-flight cap of where it counts. */
-  admit(front: EraFront, inbound: Inbound): Admission {
+  /**
+   * Admission, once: the era's own rules, the scopes of the entry the request names, the in-flight
+   * cap of where it counts, then its rate limits. A promise only when some rate limit applies (its
+   * store may be shared): a transport awaits it before it answers anything. The request holds its
+   * in-flight place from the start, so requests are admitted in the order they came, whether their
+   * limits are checked at once or not; a rate refusal gives the place back.
+   */
+  admit(front: EraFront, inbound: Inbound): Admission | Promise<Admission> {
     const { request } = inbound;
     const handler = this.methods[front.era].get(request.method);
     const refused = front.refuse(request, handler);
     if (refused) return { refusal: { kind: refused.error.code === ErrorCode.MethodNotFound ? 'method' : 'era', response: refused } };
-    const scope = scopeRefusal(this.host.registry, request.id, request.method, request.params, inbound.principal ?? front.principal);
+    const principal = inbound.principal ?? front.principal;
+    const scope = scopeRefusal(this.host.registry, request.id, request.method, request.params, principal);
     if (scope) return { refusal: scope };
     const abort = inbound.abort ?? new LazyAbort();
     if (front.inFlight) {
@@ -81,12 +93,25 @@ export class RequestPipeline {
       const verdict = front.inFlight.enter(request.id, abort, cap);
       if (verdict !== 'ok') return { refusal: inFlightRefusal(request.id, verdict, cap) };
     }
-    return { handler: handler!, abort };
+    const limits = this.host.rateLimiter.applying(request.method, request.params);
+    if (!limits) return { handler: handler!, abort };
+    return this.host.rateLimiter.check(limits, rateLimitSubject(front, inbound, principal), request.id).then(
+      (verdict) => {
+        if ('report' in verdict) return { handler: handler!, abort, rateLimit: verdict.report };
+        front.inFlight?.leave(request.id, abort);
+        return verdict;
+      },
+      (err: unknown) => {
+        front.inFlight?.leave(request.id, abort);
+        throw err;
+      },
+    );
   }
 
   /** Admits and runs one request; resolves to its response, or null when it was cancelled (no response is due). */
   handle(front: EraFront, inbound: Inbound, channel: MessageChannel): Promise<JsonRpcResponse | null> {
-    return this.run(front, inbound, channel, this.admit(front, inbound));
+    const admission = this.admit(front, inbound);
+    return admission instanceof Promise ? admission.then((a) => this.run(front, inbound, channel, a)) : this.run(front, inbound, channel, admission);
   }
 
   /** Runs a request admission has judged: a refusal is answered (and logged, and traced) as any other error. */

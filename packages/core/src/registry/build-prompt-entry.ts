@@ -1,4 +1,5 @@
 import type { Middleware } from '../context/middleware';
+import type { RateLimitOptions } from '../policies/rate-limit';
 import { getMetadataStorage } from 'class-validator';
 import type { Prompt, PromptArgument } from '../protocol/types';
 import type { PromptOptions } from '../metadata/options';
@@ -6,7 +7,7 @@ import { validateInput, type ValidationIssue } from '../schema/class-validation'
 import { getFieldOptions } from '../schema/field';
 import { compact } from '../compact';
 import { DefinitionError } from '../definition-error';
-import { middlewareOf, scopesOf, visibilityOf } from './entry-scopes';
+import { middlewareOf, rateLimitsOf, scopesOf, visibilityOf } from './entry-scopes';
 import type { InputClass, PromptEntry, PromptHandler, Validator } from './entry-types';
 
 export interface PromptSpec extends PromptOptions {
@@ -14,6 +15,8 @@ export interface PromptSpec extends PromptOptions {
   handler: PromptHandler;
   /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
   middleware?: readonly Middleware[];
+  /** Rate limits counted for this entry alone (what `@RateLimit` gives a decorated one). */
+  rateLimit?: RateLimitOptions | readonly RateLimitOptions[];
   source?: string;
 }
 
@@ -69,6 +72,7 @@ export function buildPromptEntry(spec: PromptSpec): PromptEntry {
     scopes: scopesOf(spec.scopes, source),
     ...middlewareOf(spec.middleware, source),
     ...visibilityOf(spec, source),
+    ...rateLimitsOf(spec.rateLimit, source),
   };
 }
 

@@ -1,10 +1,11 @@
 import type { Middleware } from '../context/middleware';
+import type { RateLimitOptions } from '../policies/rate-limit';
 import type { Resource, ResourceTemplate } from '../protocol/types';
 import type { ResourceOptions, ResourceTemplateOptions } from '../metadata/options';
 import { UriTemplate, UriTemplateError } from '../uri-template';
 import { compact } from '../compact';
 import { DefinitionError } from '../definition-error';
-import { middlewareOf, scopesOf, visibilityOf } from './entry-scopes';
+import { middlewareOf, rateLimitsOf, scopesOf, visibilityOf } from './entry-scopes';
 import { cacheHintOf } from './entry-cache';
 import type { ResourceEntry, ResourceHandler, TemplateEntry, TemplateHandler } from './entry-types';
 
@@ -13,6 +14,8 @@ export interface ResourceSpec extends ResourceOptions {
   handler: ResourceHandler;
   /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
   middleware?: readonly Middleware[];
+  /** Rate limits counted for this entry alone (what `@RateLimit` gives a decorated one). */
+  rateLimit?: RateLimitOptions | readonly RateLimitOptions[];
   source?: string;
 }
 
@@ -39,6 +42,7 @@ export function buildResourceEntry(spec: ResourceSpec): ResourceEntry {
     ...(cache ? { cache } : {}),
     ...middlewareOf(spec.middleware, source),
     ...visibilityOf(spec, source),
+    ...rateLimitsOf(spec.rateLimit, source),
   };
 }
 
@@ -47,6 +51,8 @@ export interface TemplateSpec extends ResourceTemplateOptions {
   handler: TemplateHandler;
   /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
   middleware?: readonly Middleware[];
+  /** Rate limits counted for this entry alone (what `@RateLimit` gives a decorated one). */
+  rateLimit?: RateLimitOptions | readonly RateLimitOptions[];
   source?: string;
 }
 
@@ -86,6 +92,7 @@ export function buildTemplateEntry(spec: TemplateSpec): TemplateEntry {
     ...(cache ? { cache } : {}),
     ...middlewareOf(spec.middleware, source),
     ...visibilityOf(spec, source),
+    ...rateLimitsOf(spec.rateLimit, source),
   };
 }
 

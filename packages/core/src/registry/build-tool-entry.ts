@@ -1,4 +1,5 @@
 import type { Middleware } from '../context/middleware';
+import type { RateLimitOptions } from '../policies/rate-limit';
 import type { Tool } from '../protocol/types';
 import type { ToolOptions } from '../metadata/options';
 import type { JsonSchema } from '../schema/json-schema';
@@ -9,7 +10,7 @@ import { validateInput, validateOutput } from '../schema/class-validation';
 import { DEFAULT_ARGUMENT_LIMITS, resolveArgumentLimits } from '../schema/argument-limits';
 import { compact } from '../compact';
 import { DefinitionError } from '../definition-error';
-import { middlewareOf, scopesOf, visibilityOf } from './entry-scopes';
+import { middlewareOf, rateLimitsOf, scopesOf, visibilityOf } from './entry-scopes';
 import type { InputClass, ToolEntry, ToolHandler, Validator } from './entry-types';
 
 /** Spec guidance for tool names (2025-11-25, server/tools "Tool Names"). */
@@ -21,6 +22,8 @@ export interface ToolSpec extends ToolOptions {
   handler: ToolHandler;
   /** Middleware around this entry's handler only (after the server-wide chain), outermost first. */
   middleware?: readonly Middleware[];
+  /** Rate limits counted for this entry alone (what `@RateLimit` gives a decorated one). */
+  rateLimit?: RateLimitOptions | readonly RateLimitOptions[];
   /** Where it was declared, for error messages (`NotesServer.search`). */
   source?: string;
 }
@@ -66,6 +69,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     scopes: scopesOf(spec.scopes, source),
     ...middlewareOf(spec.middleware, source),
     ...visibilityOf(spec, source),
+    ...rateLimitsOf(spec.rateLimit, source),
   };
 }
 

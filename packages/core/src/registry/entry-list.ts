@@ -35,6 +35,8 @@ export class EntryList<T> {
   hasMiddleware = false;
   /** Whether an entry with a `visible` rule was ever added: lists await rules only then. */
   hasVisibilityRules = false;
+  /** Whether an entry with rate limits of its own was ever added: admission counts for entries only then. */
+  hasRateLimits = false;
 
   constructor(
     readonly kind: ListKind,
@@ -50,6 +52,7 @@ export class EntryList<T> {
     const existing = this.slots.get(key);
     if ((entry as { middleware?: readonly unknown[] }).middleware?.length) this.hasMiddleware = true;
     if ((entry as { visible?: unknown }).visible) this.hasVisibilityRules = true;
+    if ((entry as { rateLimits?: readonly unknown[] }).rateLimits?.length) this.hasRateLimits = true;
     if (existing && !options.replace) throw new Error(`${this.kind}: "${key}" is already registered`);
     if (existing) {
       existing.entry = entry;

@@ -1,6 +1,7 @@
 import { DefinitionError } from '../definition-error';
 import { checkMiddleware, type Middleware } from '../context/middleware';
 import type { VisibilityRule } from '../auth/principal';
+import { rateLimitRules, type RateLimitOptions, type RateLimitRule } from '../policies/rate-limit';
 
 /** An entry's scopes: OAuth scope tokens (RFC 6749 §3.3: printable ASCII without space, quote or backslash). */
 export function scopesOf(scopes: string[] | undefined, source: string): readonly string[] {
@@ -31,4 +32,10 @@ export function visibilityOf(spec: { tags?: string[]; visible?: VisibilityRule }
     out.visible = spec.visible;
   }
   return out;
+}
+
+/** An entry's own rate limits, checked; nothing at all when it has none (admission then never counts for it). */
+export function rateLimitsOf(options: RateLimitOptions | readonly RateLimitOptions[] | undefined, source: string): { rateLimits?: readonly RateLimitRule[] } {
+  const rules = rateLimitRules(options, source);
+  return rules.length > 0 ? { rateLimits: rules } : {};
 }

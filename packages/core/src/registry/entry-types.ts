@@ -8,6 +8,7 @@ import type { HeaderParameter } from '../schema/header-parameters';
 import type { CacheHint } from '../protocol/cache-hint';
 import type { UriTemplate } from '../uri-template';
 import type { Middleware } from '../context/middleware';
+import type { RateLimitRule } from '../policies/rate-limit';
 
 /** Checks a value; `unknownProperties` says what an input class does with properties it does not declare (raw schemas decide for themselves). */
 export type Validator = (value: unknown, unknownProperties?: 'refuse' | 'drop') => Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }>;
@@ -23,6 +24,8 @@ export type InputClass = new () => object;
 export interface ToolEntry extends ScopedEntry {
   /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
   readonly middleware?: readonly Middleware[];
+  /** Its own rate limits (`@RateLimit` on its class or method, or its spec's), counted for it alone. */
+  readonly rateLimits?: readonly RateLimitRule[];
   readonly definition: Tool;
   readonly handler: ToolHandler;
   /** Turns raw arguments into the handler's input, or says why they are wrong. */
@@ -39,6 +42,8 @@ export interface ToolEntry extends ScopedEntry {
 export interface ResourceEntry extends ScopedEntry {
   /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
   readonly middleware?: readonly Middleware[];
+  /** Its own rate limits (`@RateLimit` on its class or method, or its spec's), counted for it alone. */
+  readonly rateLimits?: readonly RateLimitRule[];
   readonly definition: Resource;
   readonly handler: ResourceHandler;
   /** Its own caching hints for resources/read (2026-07-28), over the server's. */
@@ -49,6 +54,8 @@ export interface ResourceEntry extends ScopedEntry {
 export interface TemplateEntry extends ScopedEntry {
   /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
   readonly middleware?: readonly Middleware[];
+  /** Its own rate limits (`@RateLimit` on its class or method, or its spec's), counted for it alone. */
+  readonly rateLimits?: readonly RateLimitRule[];
   readonly definition: ResourceTemplate;
   readonly template: UriTemplate;
   readonly handler: TemplateHandler;
@@ -61,6 +68,8 @@ export interface TemplateEntry extends ScopedEntry {
 export interface PromptEntry extends ScopedEntry {
   /** Its own middleware (its class's, then its method's), run inside the server-wide chain for its requests only. */
   readonly middleware?: readonly Middleware[];
+  /** Its own rate limits (`@RateLimit` on its class or method, or its spec's), counted for it alone. */
+  readonly rateLimits?: readonly RateLimitRule[];
   readonly definition: Prompt;
   readonly handler: PromptHandler;
   readonly validateArguments: Validator;

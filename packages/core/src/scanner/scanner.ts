@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { declaredMiddleware, getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
+import { declaredMiddleware, declaredRateLimits, getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
 import { SERVER_OPTION_KEYS, type Completer, type ServerOptions } from '../metadata/options';
 import { checkOptions } from '../metadata/check-options';
 import { DefinitionError } from '../definition-error';
@@ -90,20 +90,22 @@ export function scanObject(instance: object): ScannedEntries {
     const handler = bindMethod(instance, decl.method, owner);
     const mw = declaredMiddleware(instance, owner, decl.method);
     const middleware = mw.length > 0 ? mw : undefined;
+    const limits = declaredRateLimits(instance, owner, decl.method);
+    const rateLimit = limits.length > 0 ? limits : undefined;
     switch (decl.kind) {
       case 'tool': {
         const o = decl.options;
         const input = o.input ?? (o.inputSchema ? undefined : inputClassOf(owner, decl.method, source, 'tool'));
         if (input) checkInputClass(input, source, out.warnings);
-        out.tools.push(buildToolEntry({ ...o, name: o.name ?? decl.method, input, handler, source, middleware }));
+        out.tools.push(buildToolEntry({ ...o, name: o.name ?? decl.method, input, handler, source, middleware, rateLimit }));
         break;
       }
       case 'resource':
-        out.resources.push(buildResourceEntry({ ...decl.options, name: decl.options.name ?? decl.method, handler, source, middleware }));
+        out.resources.push(buildResourceEntry({ ...decl.options, name: decl.options.name ?? decl.method, handler, source, middleware, rateLimit }));
         break;
       case 'template': {
         const complete = bindCompleters(instance, decl.options.complete);
-        const spec = { ...decl.options, name: decl.options.name ?? decl.method, complete, handler, source, middleware };
+        const spec = { ...decl.options, name: decl.options.name ?? decl.method, complete, handler, source, middleware, rateLimit };
         // Built first without the @Complete methods, so one naming no variable is reported at its own declaration.
         const entry = buildTemplateEntry(spec);
         checkCompleters(completerSources.get(key), entry.template.variableNames, `variable of ${decl.options.uriTemplate}`);
@@ -116,7 +118,7 @@ export function scanObject(instance: object): ScannedEntries {
         const input = o.input ?? (o.arguments ? undefined : inputClassOf(owner, decl.method, source, 'prompt'));
         if (input) checkInputClass(input, source, out.warnings);
         const complete = bindCompleters(instance, o.complete);
-        const spec = { ...o, name: o.name ?? decl.method, input, complete, handler, source, middleware };
+        const spec = { ...o, name: o.name ?? decl.method, input, complete, handler, source, middleware, rateLimit };
         const entry = buildPromptEntry(spec);
         checkCompleters(
           completerSources.get(key),

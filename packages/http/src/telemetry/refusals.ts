@@ -21,7 +21,7 @@ declare module 'fastify' {
 export function refusalCounter(telemetry: Telemetry): (request: FastifyRequest, reply: FastifyReply) => void {
   return (request, reply) => {
     const status = reply.statusCode;
-    if (status >= 400 && status < 500 && isCounted(request)) countRefusal(telemetry, status);
+    if (((status >= 400 && status < 500) || (status === 503 && reply.hasHeader('ratelimit-policy'))) && isCounted(request)) countRefusal(telemetry, status, reply);
   };
 }
 
@@ -39,7 +39,7 @@ function isCounted(request: FastifyRequest): boolean {
   return config?.mcp === true || config?.countRefusals === true;
 }
 
-function countRefusal(telemetry: Telemetry, status: number): void {
+function countRefusal(telemetry: Telemetry, status: number, reply: FastifyReply): void {
   switch (status) {
     case 401:
     case 403:
@@ -47,7 +47,13 @@ function countRefusal(telemetry: Telemetry, status: number): void {
     case 413:
       return telemetry.refused('limit', { status, limit: 'maxBodyBytes' });
     case 429:
-      return telemetry.refused('limit', { status, limit: 'maxRequestsInFlight' });
+    case 503: {
+      // A rate limit's refusal names its limit in RateLimit-Policy; a 503 without one is no limit's.
+      const policy = reply.getHeader('ratelimit-policy');
+      const named = typeof policy === 'string' ? /^"([^"]+)"/.exec(policy)?.[1] : undefined;
+      if (named) return telemetry.refused('limit', { status, limit: named });
+      return status === 429 ? telemetry.refused('limit', { status, limit: 'maxRequestsInFlight' }) : telemetry.refused('http', { status });
+    }
     default:
       return telemetry.refused('http', { status });
   }
