@@ -117,3 +117,17 @@ export function toHost(v: { raw: string | boolean; from: string } | undefined): 
   if (!text || /[\s/]/.test(text)) throw new CliError(`${v.from} must be a host name or address, got "${v.raw}"`);
   return text;
 }
+
+/** An http(s) URL from a flag or variable, trimmed; one-line usage error otherwise. */
+export function toHttpUrl(v: { raw: string | boolean; from: string } | undefined): string | undefined {
+  if (!v) return undefined;
+  const text = String(v.raw).trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new CliError(`${v.from} must be an http(s) URL, got "${v.raw}"`);
+  return text;
+}

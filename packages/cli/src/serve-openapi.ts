@@ -1,4 +1,4 @@
-import { pick, toList } from './args';
+import { pick, toHttpUrl, toList } from './args';
 import { CliError } from './errors';
 
 /** `mcpx serve --openapi SPEC --base-url URL`: the operations of an OpenAPI description served as tools, no entry file. */
@@ -37,14 +37,7 @@ export function openApiSettings(values: Record<string, unknown>, env: NodeJS.Pro
   const spec = String(specPicked.raw).trim();
   if (!spec) throw new CliError(`${specPicked.from} needs the path or URL of an OpenAPI description`);
   if (!basePicked) throw new CliError(`${specPicked.from} needs --base-url (MCPX_OPENAPI_BASE_URL): the API the tools call, and the only one they may`);
-  const baseUrl = String(basePicked.raw).trim();
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw new CliError(`${basePicked.from} must be an http(s) URL, got "${baseUrl}"`);
+  const baseUrl = toHttpUrl(basePicked)!;
   const headers: Record<string, string> = {};
   if (headersEnv && !headerFlags) {
     let value: unknown;

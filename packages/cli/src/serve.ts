@@ -1,6 +1,6 @@
 import type { McpEngine } from '@mcpx/core/transport';
 import type { ListenOptions } from '@mcpx/http';
-import { entryOf, parse, pick, toBool, toHost, toList, toLogLevel, toOrigins, toPath, toPort, toPositiveMs, type LogLevel } from './args';
+import { entryOf, parse, pick, toBool, toHost, toHttpUrl, toList, toLogLevel, toOrigins, toPath, toPort, toPositiveMs, type LogLevel } from './args';
 import { CliError, oneLine } from './errors';
 import { isMcpxError } from '@mcpx/core/errors';
 import { SERVE_HELP } from './help';
@@ -85,19 +85,6 @@ export interface ServeSettings {
 }
 
 type Picked = { raw: string | boolean; from: string } | undefined;
-
-function toHttpUrl(v: Picked): string | undefined {
-  if (!v) return undefined;
-  const text = String(v.raw).trim();
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new CliError(`${v.from} must be an http(s) URL, got "${v.raw}"`);
-  return text;
-}
 
 function authSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): AuthSettings | undefined {
   const read = (flag: (typeof AUTH_FLAGS)[number]) => pick(values[flag] as string | undefined, flag, [`MCPX_${flag.replace(/-/g, '_').toUpperCase()}`], env);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
+import { REDIS_URL, dropRedisKeys } from './redis-keys';
 import { randomBytes } from 'node:crypto';
 import { IsString } from 'class-validator';
-import { createClient } from 'redis';
 import { McpServer, Resource, Server, Tool, type RequestContext } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
 import {
@@ -26,8 +26,6 @@ import {
 // Two instances of one server in this process sharing the Redis on this machine: whatever one
 // instance starts, the other serves. (Three instances in separate processes behind a round-robin
 // proxy, with one killed, are in apps/fixtures/test/cluster.)
-
-const REDIS_URL = process.env.MCPX_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 class NameForm {
   @IsString() name!: string;
@@ -125,12 +123,7 @@ describe('two instances sharing Redis', () => {
     serverB.gate.open();
     await a?.close();
     await b?.close();
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
-    const keys: string[] = [];
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) keys.push(...batch);
-    if (keys.length > 0) await client.del(keys);
-    await client.quit();
+    await dropRedisKeys(prefix);
   });
 
   it('serves a session opened on one instance from the other, and a DELETE on either ends it on both', async () => {

@@ -1,18 +1,16 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
 import { InvalidTokenError } from '@mcpx/http';
 import { RateLimit, Server, Tool } from '@mcpx/core';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@mcpx/testing';
 import type { McpHttpServer } from '@mcpx/http';
 import { freePort, jsonOf, post, postHeaders, request, initializeBody, notification, type RawResponse } from './http-kit';
 import { modernPost } from './modern-kit';
+import { REDIS_URL, dropRedisKeys } from './redis-keys';
 import { startServer } from './http-kit';
 
 // A rate limit shared by three instances through Redis, behind a round-robin proxy: each principal
 // gets exactly its limit across all of them, whichever instance answers, in both eras.
-
-const REDIS_URL = process.env.MCPX_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 @Server({ name: 'limited-cluster', version: '1.0.0' })
 class Quota {
@@ -57,12 +55,7 @@ describe('a rate limit shared by three instances through Redis', () => {
   afterAll(async () => {
     await proxy?.close();
     for (const server of instances) await server.close();
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
-    const keys: string[] = [];
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) keys.push(...batch);
-    if (keys.length > 0) await client.del(keys);
-    await client.quit();
+    await dropRedisKeys(prefix);
   });
 
   it('gives each of three principals exactly 10 of 30 calls; the rest get 429 with Retry-After and the -32004 error', async () => {

@@ -2,42 +2,12 @@ import 'reflect-metadata';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer, Server, Tool, type Caller } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
 import { startServer } from './http-kit';
+import { SearchCatalog } from '../../core/test/search-catalog';
 
 // Tool search and per-caller visibility through the official clients: the SDK 1.x (2025-11-25, a session) and the
 // SDK 2.x (2026-07-28, per request). The hidden tool is shown only to a client calling itself "finance-app".
-
-const financeOnly = (caller: Caller) => caller.clientInfo?.name === 'finance-app';
-
-@Server({ name: 'search-fixture', version: '1.0.0', toolSearch: { threshold: 3, pinned: ['help'] } })
-class Catalog extends McpServer {
-  @Tool({ description: 'How to use this server' })
-  help() {
-    return 'search first';
-  }
-
-  @Tool({ description: 'Creates an invoice for a customer', inputSchema: { type: 'object', properties: { customer: { type: 'string', description: 'Who to bill' } } } })
-  createInvoice(input: { customer?: string }) {
-    return `invoice for ${input.customer ?? 'nobody'}`;
-  }
-
-  @Tool({ description: 'Lists open support tickets' })
-  listTickets() {
-    return 'tickets';
-  }
-
-  @Tool({ description: 'Sends an email message' })
-  sendEmail() {
-    return 'sent';
-  }
-
-  @Tool({ description: 'Refunds an invoice payment', visible: financeOnly })
-  refundInvoice() {
-    return 'refunded';
-  }
-}
 
 interface Searchable {
   listTools(): Promise<{ tools: { name: string }[] }>;
@@ -67,7 +37,7 @@ describe.each(['2025-11-25 (SDK 1.x)', '2026-07-28 (SDK 2.x)'])('tool search wit
   }
 
   beforeAll(async () => {
-    server = await startServer(new Catalog());
+    server = await startServer(new SearchCatalog());
   });
   afterAll(async () => {
     for (const close of closers) await close();

@@ -1,14 +1,12 @@
 import 'reflect-metadata';
+import { REDIS_URL, dropRedisKeys } from './redis-keys';
 import { randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
 import { McpServer, Server, Tool } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
 import { getSse, openSession, openSse, post, rpc, startServer, type SseBlock, type SseReader } from './http-kit';
 import { modernBody, modernHeaders } from './modern-kit';
 
 // notifyVisibilityChanged() on one instance reaches a session held by the other, through the shared Redis.
-
-const REDIS_URL = process.env.MCPX_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Whether the premium tool is shown: the state a real server would keep in its database, shared by both instances. */
 const plan = { premium: false };
@@ -49,12 +47,7 @@ describe('notifyVisibilityChanged across instances', () => {
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
-    const keys: string[] = [];
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) keys.push(...batch);
-    if (keys.length > 0) await client.del(keys);
-    await client.quit();
+    await dropRedisKeys(prefix);
   });
 
   it('sends tools/list_changed to a session on instance a when instance b says visibility changed; the next list shows the new catalog', async () => {

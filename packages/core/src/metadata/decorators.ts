@@ -86,21 +86,30 @@ export function UseMiddleware(...middleware: Middleware[]): ClassDecorator & Met
   const list = checkMiddleware(middleware, '@UseMiddleware');
   return ((target: object, propertyKey?: string | symbol) => {
     if (isStandardDecoratorContext(propertyKey)) throw standardDecoratorError('UseMiddleware', propertyKey);
-    const own: readonly Middleware[] = (propertyKey === undefined ? Reflect.getOwnMetadata(MIDDLEWARE_KEY, target) : Reflect.getOwnMetadata(MIDDLEWARE_KEY, target, propertyKey)) ?? [];
-    const merged = [...list, ...own];
-    if (propertyKey === undefined) Reflect.defineMetadata(MIDDLEWARE_KEY, merged, target);
-    else Reflect.defineMetadata(MIDDLEWARE_KEY, merged, target, propertyKey);
+    prependOwn(MIDDLEWARE_KEY, list, target, propertyKey);
   }) as ClassDecorator & MethodDecorator;
+}
+
+/** Puts `items` before what a class (or one of its methods) holds under `key`: decorators apply bottom-up, so the list reads as written. */
+function prependOwn<T>(key: symbol, items: readonly T[], target: object, propertyKey: string | symbol | undefined): void {
+  const own: readonly T[] = (propertyKey === undefined ? Reflect.getOwnMetadata(key, target) : Reflect.getOwnMetadata(key, target, propertyKey)) ?? [];
+  if (propertyKey === undefined) Reflect.defineMetadata(key, [...items, ...own], target);
+  else Reflect.defineMetadata(key, [...items, ...own], target, propertyKey);
+}
+
+/** What `key` holds on a class and its parents (base first), then on `method` where the owner declares it. */
+function declaredAlong<T>(key: symbol, instance: object, owner: object, method: string): T[] {
+  const found: T[] = [];
+  const classes: object[] = [];
+  for (let p = Object.getPrototypeOf(instance); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) classes.unshift(p.constructor);
+  for (const ctor of classes) found.push(...((Reflect.getOwnMetadata(key, ctor) as T[] | undefined) ?? []));
+  found.push(...((Reflect.getOwnMetadata(key, owner, method) as T[] | undefined) ?? []));
+  return found;
 }
 
 /** The middleware `@UseMiddleware` put on a class and its parents (base first), then on `method` where the owner declares it. */
 export function declaredMiddleware(instance: object, owner: object, method: string): readonly Middleware[] {
-  const chain: Middleware[] = [];
-  const classes: object[] = [];
-  for (let p = Object.getPrototypeOf(instance); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) classes.unshift(p.constructor);
-  for (const ctor of classes) chain.push(...((Reflect.getOwnMetadata(MIDDLEWARE_KEY, ctor) as Middleware[] | undefined) ?? []));
-  chain.push(...((Reflect.getOwnMetadata(MIDDLEWARE_KEY, owner, method) as Middleware[] | undefined) ?? []));
-  return chain;
+  return declaredAlong<Middleware>(MIDDLEWARE_KEY, instance, owner, method);
 }
 
 /**
@@ -113,20 +122,11 @@ export function RateLimit(options: RateLimitOptions): ClassDecorator & MethodDec
   rateLimitRules(options, '@RateLimit');
   return ((target: object, propertyKey?: string | symbol) => {
     if (isStandardDecoratorContext(propertyKey)) throw standardDecoratorError('RateLimit', propertyKey);
-    const own: readonly RateLimitOptions[] = (propertyKey === undefined ? Reflect.getOwnMetadata(RATE_LIMIT_KEY, target) : Reflect.getOwnMetadata(RATE_LIMIT_KEY, target, propertyKey)) ?? [];
-    // Decorators apply bottom-up: prepend, so the list reads as written.
-    const merged = [options, ...own];
-    if (propertyKey === undefined) Reflect.defineMetadata(RATE_LIMIT_KEY, merged, target);
-    else Reflect.defineMetadata(RATE_LIMIT_KEY, merged, target, propertyKey);
+    prependOwn(RATE_LIMIT_KEY, [options], target, propertyKey);
   }) as ClassDecorator & MethodDecorator;
 }
 
 /** The limits `@RateLimit` put on a class and its parents (base first), then on `method` where the owner declares it. */
 export function declaredRateLimits(instance: object, owner: object, method: string): readonly RateLimitOptions[] {
-  const limits: RateLimitOptions[] = [];
-  const classes: object[] = [];
-  for (let p = Object.getPrototypeOf(instance); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) classes.unshift(p.constructor);
-  for (const ctor of classes) limits.push(...((Reflect.getOwnMetadata(RATE_LIMIT_KEY, ctor) as RateLimitOptions[] | undefined) ?? []));
-  limits.push(...((Reflect.getOwnMetadata(RATE_LIMIT_KEY, owner, method) as RateLimitOptions[] | undefined) ?? []));
-  return limits;
+  return declaredAlong<RateLimitOptions>(RATE_LIMIT_KEY, instance, owner, method);
 }
