@@ -76,7 +76,12 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
   // request.ip is computed on each read (proxy-addr): read once.
   const origin = originOf(request);
   const caller = ownerOf(request.principal) ?? `address ${origin.clientAddress}`;
-  const front = ctx.engine.modern.front(checked.claim, { principal: request.principal, origin, inFlight: new CallerInFlight(ctx.modern, caller) });
+  // A listen stream stays open as long as its client likes: it is bounded apart (maxListenStreams), not as a request in flight.
+  const inFlight =
+    message.method === 'subscriptions/listen'
+      ? new CallerInFlight(ctx.modern, `listen ${caller}`, { limit: 'maxListenStreams', max: ctx.options.maxListenStreams, holder: 'this client' })
+      : new CallerInFlight(ctx.modern, caller);
+  const front = ctx.engine.modern.front(checked.claim, { principal: request.principal, origin, inFlight });
   const inbound: Inbound = { request: message, principal: request.principal, logger: requestLogger(request), abort: new LazyAbort(), origin };
   const admitted = ctx.engine.pipeline.admit(front, inbound);
   const admission = admitted instanceof Promise ? await admitted : admitted;
@@ -90,6 +95,7 @@ class CallerInFlight implements InFlightScope {
   constructor(
     private readonly all: ModernInFlight,
     private readonly caller: string,
+    readonly bound?: InFlightScope['bound'],
   ) {}
 
   enter(_id: RequestId, abort: LazyAbort, cap: number): 'ok' | 'full' {

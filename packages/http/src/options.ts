@@ -54,6 +54,12 @@ export interface McpHttpOptions extends EngineOptions {
   sseHeartbeatMs?: number;
   /** The largest POST body accepted, in bytes (default 4 MiB); larger bodies answer 413. */
   maxBodyBytes?: number;
+  /**
+   * The 2026-07-28 `subscriptions/listen` streams one caller (its principal, else its address) may
+   * hold open at once (default 100). They are bounded apart from `maxRequestsInFlight`, so open
+   * listeners never crowd out a caller's other requests; one more is refused with 429 and -32004.
+   */
+  maxListenStreams?: number;
   /** One log line per HTTP request (default true). */
   requestLogging?: boolean;
   /** Also serve /healthz and /readyz next to the endpoint (default false in the plugin; listen() serves them at the root). */
@@ -100,6 +106,7 @@ export const HTTP_OPTION_KEYS = optionKeys<McpHttpOptions>()(
   'sseMaxConnectionMs',
   'sseHeartbeatMs',
   'maxBodyBytes',
+  'maxListenStreams',
   'requestLogging',
   'healthRoutes',
   'redis',
@@ -140,6 +147,7 @@ export type ResolvedHttpOptions = Omit<McpHttpOptions, 'cors' | 'metrics'> & { c
       | 'sseMaxConnectionMs'
       | 'sseHeartbeatMs'
       | 'maxBodyBytes'
+      | 'maxListenStreams'
       | 'requestLogging'
       | 'healthRoutes'
     >
@@ -159,6 +167,7 @@ export function resolveOptions(options: McpHttpOptions): ResolvedHttpOptions {
     sseMaxConnectionMs: nonNegative(options.sseMaxConnectionMs, 0, 'sseMaxConnectionMs'),
     sseHeartbeatMs: nonNegative(options.sseHeartbeatMs, 15_000, 'sseHeartbeatMs'),
     maxBodyBytes: positive(options.maxBodyBytes, 4 * 1024 * 1024, 'maxBodyBytes'),
+    maxListenStreams: positive(options.maxListenStreams, 100, 'maxListenStreams'),
     requestLogging: options.requestLogging ?? true,
     healthRoutes: options.healthRoutes ?? false,
     cors: resolveCors(options.cors),

@@ -92,13 +92,26 @@ export function checkScopes(registry: Registry, method: string, params: Record<s
   if (subject && missingScopes(principal, subject.entry.scopes).length > 0) throw new InsufficientScopeError([...subject.entry.scopes], subject.what);
 }
 
-/** The message and data of the -32004 answer to a request over its in-flight cap. */
-export function tooManyInFlight(cap: number): [string, { limit: string; max: number }] {
-  return [`Too many requests in flight: this session already has ${cap} requests running (maxRequestsInFlight); wait for some to finish`, { limit: 'maxRequestsInFlight', max: cap }];
+/** A bound on what runs at once, as a refusal names it: its option, its value, and who is at it ("this session", "this client"). */
+export interface InFlightBound {
+  readonly limit: string;
+  readonly max: number;
+  readonly holder: string;
+}
+
+/** The message and data of the -32004 answer to a request over its in-flight cap (`holder`: who reached it; "this session" by default). */
+export function tooManyInFlight(cap: number, bound: Partial<InFlightBound> = {}): [string, { limit: string; max: number }] {
+  const limit = bound.limit ?? 'maxRequestsInFlight';
+  const holder = bound.holder ?? 'this session';
+  const message =
+    limit === 'maxRequestsInFlight'
+      ? `Too many requests in flight: ${holder} already has ${cap} requests running (maxRequestsInFlight); wait for some to finish`
+      : `Too many streams open: ${holder} already has ${cap} open (${limit}); close one first`;
+  return [message, { limit, max: cap }];
 }
 
 /** The refusal of a request its in-flight scope did not take. */
-export function inFlightRefusal(id: RequestId, verdict: 'taken' | 'full', cap: number): Refusal {
+export function inFlightRefusal(id: RequestId, verdict: 'taken' | 'full', cap: number, bound: Partial<InFlightBound> = {}): Refusal {
   if (verdict === 'taken') return { kind: 'era', response: errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`) };
-  return { kind: 'in-flight', response: errorResponse(id, ErrorCode.LimitExceeded, ...tooManyInFlight(cap)) };
+  return { kind: 'in-flight', response: errorResponse(id, ErrorCode.LimitExceeded, ...tooManyInFlight(cap, bound)) };
 }

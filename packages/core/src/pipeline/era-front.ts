@@ -30,6 +30,8 @@ export interface InFlightScope {
   /** Counts a request in: `taken` when its id is in use there, `full` at the cap. */
   enter(id: RequestId, abort: LazyAbort, cap: number): 'ok' | 'taken' | 'full';
   leave(id: RequestId, abort: LazyAbort): void;
+  /** Its own bound, when not the engine's `maxRequestsInFlight` (an HTTP caller's listen streams): the cap passed to `enter`, and what a refusal names. */
+  readonly bound?: { readonly limit: string; readonly max: number; readonly holder?: string };
 }
 
 /**

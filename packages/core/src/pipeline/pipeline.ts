@@ -89,9 +89,12 @@ export class RequestPipeline {
     if (scope) return { refusal: scope };
     const abort = inbound.abort ?? new LazyAbort();
     if (front.inFlight) {
-      const cap = this.host.maxRequestsInFlight;
+      const bound = front.inFlight.bound;
+      const cap = bound?.max ?? this.host.maxRequestsInFlight;
       const verdict = front.inFlight.enter(request.id, abort, cap);
-      if (verdict !== 'ok') return { refusal: inFlightRefusal(request.id, verdict, cap) };
+      // Only a legacy session is a session: a modern request (HTTP or stdio) counts for its client.
+      const holder = bound?.holder ?? (front.era === 'legacy' ? 'this session' : 'this client');
+      if (verdict !== 'ok') return { refusal: inFlightRefusal(request.id, verdict, cap, { limit: bound?.limit, holder }) };
     }
     const limits = this.host.rateLimiter.applying(request.method, request.params);
     if (!limits) return { handler: handler!, abort };
