@@ -4,6 +4,7 @@ import { ModernStream, STDIO_ORIGIN, encodeMessage, errorResponse, decodeMessage
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
 import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';
+import { ProgressGapChannel } from './progress-gap';
 import { ENGINE_OPTION_KEYS, checkOptions, envFlag, optionKeys, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
 
 export interface StdioOptions extends EngineOptions {
@@ -34,7 +35,8 @@ export interface StdioOptions extends EngineOptions {
    * `ping` written after that progress, so that it never reaches the client in the same read (the
    * official SDK client drops a progress notification that arrives with its response; see
    * ProgressBarrier). This is how long to wait at most for the answer, in ms (default 1000);
-   * 0 sends no ping and answers at once.
+   * 0 sends no ping and answers at once. 2025-11-25 only: in 2026-07-28 the server writes no
+   * requests to stdout, and a response simply follows its progress on the one writer.
    */
   progressPingTimeoutMs?: number;
   /**
@@ -154,8 +156,9 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       if (parsed.kind === 'response' && barrier.answer(parsed.message.id)) return;
       if (parsed.kind === 'notification' && modern.cancel(parsed.message)) return;
       inFlight++;
-      const replyOn = hasProgressToken(parsed) ? new ProgressChannel(channel, writer, barrier, encode) : channel;
-      (ModernStream.isModern(parsed) ? modern.receive(parsed.message, replyOn) : session.receive(parsed, replyOn)).then(settled, failed);
+      // 2026-07-28: the server writes no requests to stdout (no ping barrier); the one writer keeps progress before the response.
+      if (ModernStream.isModern(parsed)) modern.receive(parsed.message, hasProgressToken(parsed) ? new ProgressGapChannel(channel, writer, encode) : channel).then(settled, failed);
+      else session.receive(parsed, hasProgressToken(parsed) ? new ProgressChannel(channel, writer, barrier, encode) : channel).then(settled, failed);
     },
     (bytes) => {
       session.logger.warn({ bytes, limit: maxBytes }, 'message over the size limit; skipped');
@@ -253,8 +256,8 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
 }
 
 /**
- * The channel of a request that carries a progress token: its response waits behind its progress
- * (ProgressBarrier). A class rather than an object literal with `get open()`: in V8 a getter in an
+ * The channel of a 2025-11-25 request that carries a progress token: its response waits behind
+ * its progress (ProgressBarrier). Not used in 2026-07-28, where the server sends no requests. A class rather than an object literal with `get open()`: in V8 a getter in an
  * object literal keeps what it closes over alive through minor collections.
  */
 class ProgressChannel implements MessageChannel {
