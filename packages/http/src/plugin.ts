@@ -156,8 +156,13 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const refusedVersion = (request: FastifyRequest, reply: FastifyReply): boolean => {
     // 2026-07-28 has no GET stream and no sessions to delete (transports/streamable-http.md, "Backward Compatibility").
     const version = request.headers[PROTOCOL_VERSION_HEADER];
-    if ((request.method === 'GET' || request.method === 'DELETE') && isModernProtocolVersion(version) && sessionIdOf(request) === undefined && isEndpointRoute(request)) {
-      sendMethodNotAllowed(reply, ['POST'], `Method Not Allowed: protocol ${version} serves POST only (no GET stream, no sessions to delete)`);
+    if ((request.method === 'GET' || request.method === 'DELETE') && isModernProtocolVersion(version) && isEndpointRoute(request)) {
+      if (sessionIdOf(request) === undefined) {
+        sendMethodNotAllowed(reply, ['POST'], `Method Not Allowed: protocol ${version} serves POST only (no GET stream, no sessions to delete)`);
+        return true;
+      }
+      // A session is 2025-11-25 or older: a modern header contradicts it, refused as a POST with the same mismatch is.
+      sendHttpError(reply, 400, `Bad Request: MCP-Protocol-Version ${version} does not match the session's protocol (sessions are 2025-11-25 and older)`, ErrorCode.HeaderMismatch);
       return true;
     }
     const badVersion = checkProtocolVersion(request);
