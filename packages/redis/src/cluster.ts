@@ -11,6 +11,7 @@ import { RedisSessionStore } from './session-store';
 import { StreamReader } from './stream-reader';
 import { RedisTaskStore } from './task-store';
 import { redactUrl } from './redact-url';
+import { DEFAULT_LEASE_MS, leaseCheckEveryMs } from './lost-request';
 
 export interface RedisClusterOptions {
   /** `redis://[[user]:password@]host[:port][/db]` or `rediss://...`. */
@@ -42,7 +43,7 @@ export interface RedisClusterOptions {
 
 const DEFAULTS = {
   prefix: 'mcpx:',
-  leaseMs: 10_000,
+  leaseMs: DEFAULT_LEASE_MS,
   sessionStreamMaxLen: 1000,
   requestStreamMaxLen: 1000,
   eventRetentionMs: 30 * 60_000,
@@ -106,7 +107,7 @@ export class RedisCluster implements Cluster {
       retentionMs: settings.eventRetentionMs,
       sessionStreamMaxLen: settings.sessionStreamMaxLen,
       requestStreamMaxLen: settings.requestStreamMaxLen,
-      checkEveryMs: Math.max(1, Math.floor(this.leaseMs / 2)),
+      checkEveryMs: leaseCheckEveryMs(this.leaseMs),
       leasesTrusted: () => this.leasesTrusted(),
     });
     this.bus = new RedisBus(this.redis, this.keys, this.logger, () => this.instanceId, {
