@@ -47,3 +47,27 @@ export class JsonAnswerChannel implements MessageChannel {
 
   send(): void {}
 }
+
+/**
+ * A session request's channel with `jsonResponse`: the request has no stream of its own, so its
+ * progress is dropped rather than sent on the session's GET stream, which should carry only
+ * messages unrelated to running requests (transports/streamable-http.md). What the request must
+ * still reach the client with goes there: its questions (elicitation, sampling, roots) and log
+ * lines, as no other path exists in this mode.
+ */
+export class JsonModeOutlet implements MessageChannel {
+  constructor(private readonly outlet: MessageChannel) {}
+
+  get open(): boolean | undefined {
+    return this.outlet.open;
+  }
+
+  get deferred(): boolean | undefined {
+    return this.outlet.deferred;
+  }
+
+  send(message: JsonRpcMessage): void {
+    if ('method' in message && message.method === 'notifications/progress') return;
+    this.outlet.send(message);
+  }
+}

@@ -21,7 +21,7 @@ import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } fr
 import type { HttpSession } from './http-session';
 import type { ResolvedHttpOptions } from './options';
 import { answeredAdmission, openConnection, type EndpointContext } from './exchange';
-import { ConnectionChannel, UnresumableStream } from './channels';
+import { ConnectionChannel, JsonModeOutlet, UnresumableStream } from './channels';
 import { handleModernPost, isModernPost } from './modern-endpoint';
 import { PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { followShared, followStandalone } from './cluster/follow-shared-log';
@@ -95,7 +95,7 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
   const admission = admitted instanceof Promise ? await admitted : admitted;
   if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
   return ctx.options.jsonResponse
-    ? answerJson(reply, await ctx.engine.pipeline.run(http.session, inbound, http.outlet, admission), http.session.logger)
+    ? answerJson(reply, await ctx.engine.pipeline.run(http.session, inbound, new JsonModeOutlet(http.outlet), admission), http.session.logger)
     : answerSse(ctx, http, inbound, admission, reply);
 }
 
