@@ -14,6 +14,14 @@ function newClient(redis: typeof import('redis'), url: string) {
 
 type RedisClient = ReturnType<typeof newClient>;
 
+/** The notebook's storage could not be used: what a tool tells the model (the cause stays in the log). */
+export class NotesStorageUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('Storage unavailable, try again', { cause });
+    this.name = 'NotesStorageUnavailable';
+  }
+}
+
 export interface RedisNotesStoreOptions {
   /** redis:// or rediss:// URL, e.g. $MCPX_REDIS_URL. */
   url: string;
@@ -117,7 +125,7 @@ export class RedisNotesStore implements Notebook {
     this.onError = options.onError ?? (() => {});
   }
 
-  async create(title: string, body: string, tags: string[] = []): Promise<Note> {
+  private async storedCreate(title: string, body: string, tags: string[] = []): Promise<Note> {
     const client = await this.ready();
     const id = String(await client.incr(this.key('seq')));
     const note: Note = { id, title, body, tags: [...tags], updatedAt: new Date().toISOString() };
@@ -130,7 +138,7 @@ export class RedisNotesStore implements Notebook {
     return note;
   }
 
-  async update(id: string, changes: NoteChanges): Promise<Note | undefined> {
+  private async storedUpdate(id: string, changes: NoteChanges): Promise<Note | undefined> {
     const fields: string[] = [];
     if (changes.title !== undefined) fields.push('title', changes.title);
     if (changes.body !== undefined) fields.push('body', changes.body);
@@ -138,25 +146,63 @@ export class RedisNotesStore implements Notebook {
     return this.noteFrom(id, await this.run(UPDATE, [this.noteKey(id)], [this.channel, id, new Date().toISOString(), ...fields]));
   }
 
-  async append(id: string, line: string): Promise<Note | undefined> {
+  private async storedAppend(id: string, line: string): Promise<Note | undefined> {
     return this.noteFrom(id, await this.run(APPEND, [this.noteKey(id)], [this.channel, id, new Date().toISOString(), line]));
   }
 
-  async get(id: string): Promise<Note | undefined> {
+  private async storedGet(id: string): Promise<Note | undefined> {
     const client = await this.ready();
     return this.noteFrom(id, await client.hGetAll(this.noteKey(id)));
   }
 
-  async delete(id: string): Promise<boolean> {
+  private async storedDelete(id: string): Promise<boolean> {
     return (await this.run(DELETE, [this.noteKey(id), this.key('ids')], [this.channel, id])) === 1;
   }
 
-  async all(): Promise<Note[]> {
+  private async storedAll(): Promise<Note[]> {
     const client = await this.ready();
     const ids = await client.zRange(this.key('ids'), 0, -1);
     // Issued in one tick, the reads go out as one pipeline.
     const hashes = await Promise.all(ids.map((id) => client.hGetAll(this.noteKey(id))));
     return ids.flatMap((id, i) => this.noteFrom(id, hashes[i]) ?? []);
+  }
+
+  create(title: string, body: string, tags: string[] = []): Promise<Note> {
+    return this.guarded(() => this.storedCreate(title, body, tags));
+  }
+
+  update(id: string, changes: NoteChanges): Promise<Note | undefined> {
+    return this.guarded(() => this.storedUpdate(id, changes));
+  }
+
+  append(id: string, line: string): Promise<Note | undefined> {
+    return this.guarded(() => this.storedAppend(id, line));
+  }
+
+  get(id: string): Promise<Note | undefined> {
+    return this.guarded(() => this.storedGet(id));
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.guarded(() => this.storedDelete(id));
+  }
+
+  all(): Promise<Note[]> {
+    return this.guarded(() => this.storedAll());
+  }
+
+  /**
+   * Runs one use of Redis: a failure of Redis itself (unreachable, refused, timed out) reaches the
+   * caller as a clean "storage unavailable" error, the model seeing no client internals; its cause
+   * is logged (onError) and kept as the error's `cause`.
+   */
+  private async guarded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      this.onError(err instanceof Error ? err : new Error(String(err)));
+      throw new NotesStorageUnavailable(err);
+    }
   }
 
   async search(query: string, tag?: string): Promise<Note[]> {
