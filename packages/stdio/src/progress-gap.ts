@@ -1,8 +1,8 @@
 import type { JsonRpcMessage, MessageChannel } from '@mcpx/core/transport';
 import type { LineWriter } from './line-writer';
 
-/** How long a 2026-07-28 response waits after its request's last progress went out, in ms. */
-export const PROGRESS_GAP_MS = 20;
+/** How long a 2026-07-28 response waits after its request's last progress went out, in ms (20 lost every call's progress on a loaded machine; 100 lost none: docs/transports.md). */
+export const PROGRESS_GAP_MS = 100;
 
 /**
  * The channel of a 2026-07-28 request that carries a progress token. In that era the server
