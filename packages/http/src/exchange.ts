@@ -7,6 +7,7 @@ import type { ModernInFlight } from './modern-in-flight';
 import type { ResolvedHttpOptions } from './options';
 import type { SessionManager } from './session-manager';
 import { SseConnection, type Heartbeats } from './sse';
+import { noteInFlightLimit } from './telemetry/refusals';
 
 /** What the endpoint's handlers share: one per mounted endpoint. */
 export interface EndpointContext {
@@ -45,6 +46,8 @@ export function answeredAdmission(ctx: EndpointContext, admission: Admission, re
     return true;
   }
   if (refusal.kind === 'in-flight') {
+    const data = refusal.response.error.data as { limit?: unknown } | undefined;
+    if (typeof data?.limit === 'string') noteInFlightLimit(reply, data.limit);
     reply.code(429).header('retry-after', '1').header('content-type', 'application/json').send(rpcErrorBody(refusal.response.error, id));
     return true;
   }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { McpServer, Server, Tool } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
-import { openSse, startServer, type SseReader } from './http-kit';
+import { openSse, startServer, waitFor, type SseReader } from './http-kit';
 import { modernBody, modernHeaders, modernPost, refusalOf, responseOf } from './modern-kit';
 
 /**
@@ -47,12 +47,17 @@ describe('2026-07-28: listen streams have their own bound', () => {
     expect(call.status).toBe(200);
     expect(responseOf(call, 10).result.content[0].text).toBe('pong');
 
+    const refusals = jest.spyOn(server.engine.telemetry, 'refused');
     const refused = await modernPost(server.url, 'listen-5', 'subscriptions/listen', { notifications: { toolsListChanged: true } });
     expect(refused.headers['retry-after']).toBe('1');
     const error = refusalOf(refused, 429, 'listen-5');
     expect(error.code).toBe(-32004);
     expect(error.data).toEqual({ limit: 'maxListenStreams', max: 4 });
     expect(error.message).not.toMatch(/session/);
+    // Counted under its own limit in mcpx.refusal.count.
+    await waitFor(() => refusals.mock.calls.length > 0, 'the refusal to be counted');
+    expect(refusals).toHaveBeenCalledWith('limit', { status: 429, limit: 'maxListenStreams' });
+    refusals.mockRestore();
 
     // A listener closed frees its place.
     streams.shift()!.abort();

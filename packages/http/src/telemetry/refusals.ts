@@ -25,6 +25,14 @@ export function refusalCounter(telemetry: Telemetry): (request: FastifyRequest, 
   };
 }
 
+/** The limit a 429 answered for, when not `maxRequestsInFlight` (an in-flight scope with its own bound: `maxListenStreams`). */
+const otherLimits = new WeakMap<FastifyReply, string>();
+
+/** Names the limit of an in-flight refusal about to be answered with 429, so that it is counted under it. */
+export function noteInFlightLimit(reply: FastifyReply, limit: string): void {
+  if (limit !== 'maxRequestsInFlight') otherLimits.set(reply, limit);
+}
+
 /** The same as a hook of its own, for an instance the endpoint has no hook on (the metrics port). */
 export function countRefusals(app: FastifyInstance, telemetry: Telemetry): void {
   const count = refusalCounter(telemetry);
@@ -52,7 +60,7 @@ function countRefusal(telemetry: Telemetry, status: number, reply: FastifyReply)
       const policy = reply.getHeader('ratelimit-policy');
       const named = typeof policy === 'string' ? /^"([^"]+)"/.exec(policy)?.[1] : undefined;
       if (named) return telemetry.refused('limit', { status, limit: named });
-      return status === 429 ? telemetry.refused('limit', { status, limit: 'maxRequestsInFlight' }) : telemetry.refused('http', { status });
+      return status === 429 ? telemetry.refused('limit', { status, limit: otherLimits.get(reply) ?? 'maxRequestsInFlight' }) : telemetry.refused('http', { status });
     }
     default:
       return telemetry.refused('http', { status });
