@@ -1,4 +1,5 @@
 import type { LineWriter } from './line-writer';
+import type { ResponseHold } from './progress-channel';
 
 /** The default of `progressPingTimeoutMs`. */
 export const PROGRESS_PING_TIMEOUT_MS = 1000;
@@ -39,7 +40,7 @@ interface Ping {
  * pings until it answers that one: a client that never answers pings costs one timeout per
  * session, not one per call.
  */
-export class ProgressBarrier {
+export class ProgressBarrier implements ResponseHold {
   private nextId = 1;
   /** Pings sent and not answered, by id. */
   private readonly pings = new Map<string, Ping>();

@@ -4,7 +4,8 @@ import { ModernStream, STDIO_ORIGIN, encodeMessage, errorResponse, decodeMessage
 import { LineReader } from './line-reader';
 import { LineWriter } from './line-writer';
 import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';
-import { ProgressGapChannel } from './progress-gap';
+import { ProgressGap } from './progress-gap';
+import { ProgressChannel } from './progress-channel';
 import { ENGINE_OPTION_KEYS, checkOptions, envFlag, optionKeys, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
 
 export interface StdioOptions extends EngineOptions {
@@ -132,6 +133,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       if (text !== undefined) writer.write(text);
     },
   };
+  const gap = new ProgressGap(writer);
   const barrier = new ProgressBarrier(writer, options.progressPingTimeoutMs ?? PROGRESS_PING_TIMEOUT_MS, (timeoutMs) =>
     session.logger.warn({ timeoutMs }, 'the client did not answer ping; answering without waiting until it does'),
   );
@@ -157,7 +159,7 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       if (parsed.kind === 'notification' && modern.cancel(parsed.message)) return;
       inFlight++;
       // 2026-07-28: the server writes no requests to stdout (no ping barrier); the one writer keeps progress before the response.
-      if (ModernStream.isModern(parsed)) modern.receive(parsed.message, hasProgressToken(parsed) ? new ProgressGapChannel(channel, writer, encode) : channel).then(settled, failed);
+      if (ModernStream.isModern(parsed)) modern.receive(parsed.message, hasProgressToken(parsed) ? new ProgressChannel(channel, writer, gap, encode) : channel).then(settled, failed);
       else session.receive(parsed, hasProgressToken(parsed) ? new ProgressChannel(channel, writer, barrier, encode) : channel).then(settled, failed);
     },
     (bytes) => {
@@ -253,35 +255,4 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
 
   session.logger.info('serving over stdio');
   return { closed, close };
-}
-
-/**
- * The channel of a 2025-11-25 request that carries a progress token: its response waits behind
- * its progress (ProgressBarrier). Not used in 2026-07-28, where the server sends no requests. A class rather than an object literal with `get open()`: in V8 a getter in an
- * object literal keeps what it closes over alive through minor collections.
- */
-class ProgressChannel implements MessageChannel {
-  private lastProgress: number | undefined;
-
-  constructor(
-    private readonly stream: MessageChannel,
-    private readonly writer: LineWriter,
-    private readonly barrier: ProgressBarrier,
-    private readonly encode: (message: JsonRpcMessage) => string | undefined,
-  ) {}
-
-  get open(): boolean | undefined {
-    return this.stream.open;
-  }
-
-  send(message: JsonRpcMessage): void {
-    if (!this.stream.open) return;
-    const text = this.encode(message);
-    if (text === undefined) return;
-    if ('method' in message) {
-      const seq = this.writer.write(text);
-      if (message.method === 'notifications/progress') this.lastProgress = seq;
-    } else if (this.lastProgress !== undefined) this.barrier.respond(text, this.lastProgress);
-    else this.writer.write(text);
-  }
 }
