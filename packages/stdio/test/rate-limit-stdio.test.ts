@@ -1,7 +1,7 @@
 /**
  * A rate limit over stdio, in a spawned server process, through the official clients of both eras:
- * the calls past the limit get the JSON-RPC error -32004 with the limit's data (stdio has no status
- * or headers), and the server goes on answering.
+ * of 30 calls to a tool limited to 10 a minute exactly 10 are answered, and the rest get the
+ * JSON-RPC error -32004 with the limit's data (stdio has no status or headers).
  */
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -43,14 +43,23 @@ describe.each([
   }, SPAWN_TIMEOUT_MS);
   afterAll(() => client?.close());
 
-  it('answers 3 calls and refuses the next with -32004 naming the limit, its window and the wait', async () => {
-    for (let i = 0; i < 3; i++) expect(await client.callTool({ name: 'work', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
-    for (let i = 0; i < 2; i++) {
-      const err = (await client.callTool({ name: 'work', arguments: {} }).catch((e: unknown) => e)) as { code: number; data: Record<string, unknown> };
-      expect(err instanceof ProtocolError || err instanceof LegacyMcpError).toBe(true);
-      expect(err.code).toBe(-32004);
-      expect(err.data).toMatchObject({ limit: 'three-a-minute', max: 3, windowMs: 60_000 });
-      expect(err.data.retryAfterMs).toBeGreaterThan(50_000);
+  it('answers exactly 10 of 30 calls; the other 20 get -32004 naming the limit, its window and the wait', async () => {
+    const outcomes: ('ok' | number)[] = [];
+    for (let i = 0; i < 30; i++) {
+      const answer = await client.callTool({ name: 'work', arguments: {} }).then(
+        (result) => {
+          expect(result).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
+          return 'ok' as const;
+        },
+        (err: { code: number; data: Record<string, unknown> }) => {
+          expect(err instanceof ProtocolError || err instanceof LegacyMcpError).toBe(true);
+          expect(err.data).toMatchObject({ limit: 'ten-a-minute', max: 10, windowMs: 60_000 });
+          expect(err.data.retryAfterMs).toBeGreaterThan(50_000);
+          return err.code;
+        },
+      );
+      outcomes.push(answer);
     }
+    expect(outcomes).toEqual([...Array<'ok'>(10).fill('ok'), ...Array<number>(20).fill(-32004)]);
   });
 });
