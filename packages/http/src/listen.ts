@@ -66,10 +66,11 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   }
   const ownCluster = redis === undefined ? undefined : await startRedisCluster(redis, logger);
   const cluster = options.cluster ?? ownCluster;
-  const requestStateKey = options.requestStateKey ?? (cluster ? await cluster.secret('request-state') : undefined);
   let engine: McpEngine;
   try {
-    engine = createEngine(server, { ...options, logger, cluster, requestStateKey });
+    engine = createEngine(server, { ...options, logger, cluster });
+    // requestState is sealed with the cluster's shared key (unless one is set): read it before serving.
+    await engine.modern.keyReady;
   } catch (err) {
     await ownCluster?.close();
     throw err;

@@ -70,8 +70,14 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   let cluster = options.cluster;
   const startsCluster = !cluster && options.redis !== undefined && !(server instanceof McpEngine && server.cluster);
   if (startsCluster) cluster = await startRedisCluster(options.redis!, logger);
-  const requestStateKey = options.requestStateKey ?? (cluster ? await cluster.secret('request-state') : undefined);
-  const engine = createEngine(server, { ...options, logger, cluster, requestStateKey });
+  const engine = createEngine(server, { ...options, logger, cluster });
+  // requestState is sealed with the cluster's shared key (unless one is set): read it before serving.
+  try {
+    await engine.modern.keyReady;
+  } catch (err) {
+    if (startsCluster) await cluster!.close();
+    throw err;
+  }
   // OpenTelemetry for this endpoint (the otel and metrics options), on before anything is served.
   let otel: OtelHandle | undefined;
   if (options.otel || options.metrics) {

@@ -189,7 +189,7 @@ export class RedisCluster implements Cluster {
     const cached = this.secrets.get(name);
     const now = Date.now();
     if (cached && now - cached.readAt < this.leaseMs) return cached.value;
-    const value = this.readSecret(name).catch((err: unknown) => {
+    const value = this.readSecret(name, cached?.value).catch((err: unknown) => {
       // Redis unreachable: keep using what was read before, if anything.
       if (cached && err instanceof ClusterUnavailableError) return cached.value;
       this.secrets.delete(name);
@@ -199,14 +199,15 @@ export class RedisCluster implements Cluster {
     return value;
   }
 
-  /** The first instance to ask makes the secret; everyone reads the one that won. */
-  private async readSecret(name: string): Promise<Buffer> {
+  /**
+   * The first instance to ask makes the secret; everyone reads the one that won. An instance that
+   * held one already offers it again, so a Redis that lost its data gets the deployment's secret
+   * back from the first instance to look, rather than a new one none of the others knows.
+   */
+  private async readSecret(name: string, held?: Promise<Buffer>): Promise<Buffer> {
     const key = this.keys.secret(name);
-    const [, , stored] = await Promise.all([
-      this.redis.set(key, randomBytes(32).toString('base64'), { nx: true, px: SECRET_TTL_MS }),
-      this.redis.pexpire(key, SECRET_TTL_MS),
-      this.redis.get(key),
-    ]);
+    const offered = (held && (await held.catch(() => undefined))) || randomBytes(32);
+    const [, , stored] = await Promise.all([this.redis.set(key, offered.toString('base64'), { nx: true, px: SECRET_TTL_MS }), this.redis.pexpire(key, SECRET_TTL_MS), this.redis.get(key)]);
     if (stored === null) throw new ClusterUnavailableError(`The shared secret ${name} vanished while being read`);
     return Buffer.from(stored, 'base64');
   }

@@ -170,7 +170,7 @@ export class McpEngine {
       options.tasks,
       positiveInteger(options.maxTasksPerPrincipal, 100, 'maxTasksPerPrincipal'),
     );
-    this.modern = new ModernRequests(this, options);
+    this.modern = new ModernRequests(this, options, options.cluster);
     const tasks = this.tasks;
     this.telemetry = new Telemetry({
       isKnownMethod: (method) => legacyMethods.has(method) || modernMethods.has(method) || CLIENT_NOTIFICATIONS.has(method),
@@ -378,5 +378,6 @@ export class McpEngine {
     this.subscriptions.closeAll();
     for (const session of [...this.sessions.values()]) session.close();
     this.tasks.close();
+    this.modern.close();
   }
 }

@@ -15,9 +15,14 @@ import { ModernFront, type ModernFrontOptions } from './modern-front';
 import { RequestStateError, RequestStateSealer, type StatePayload } from './request-state';
 import { checkCacheHint, type CacheHint } from './result-shape';
 import type { RequestOrigin } from '../../telemetry/origin';
+import type { Cluster } from '../../cluster/cluster';
 
 export interface ModernOptions {
-  /** The key requestState is sealed with; every instance of a deployment must share it. Default: MCPX_REQUEST_STATE_KEY, else a random key per process. */
+  /**
+   * The key requestState is sealed with; every instance of a deployment must share it. Default:
+   * MCPX_REQUEST_STATE_KEY, else the cluster's shared secret (followed as it changes), else a
+   * random key per process. A key set here or in the environment always wins.
+   */
   requestStateKey?: string | Uint8Array;
   /** How long a requestState stays valid after it is issued (default 10 minutes). */
   requestStateTtlMs?: number;
@@ -40,6 +45,12 @@ export interface ModernRequestOptions {
   inFlight?: InFlightScope;
 }
 
+/** How often the cluster's shared key is looked at (the cluster itself re-reads it once a lease). */
+/** The name of the cluster's shared secret requestState is sealed with. */
+const SHARED_KEY_NAME = 'request-state';
+
+const SHARED_KEY_CHECK_MS = 1000;
+
 /** How long a requestState is honoured by default. */
 const DEFAULT_STATE_TTL_MS = 10 * 60_000;
 
@@ -55,17 +66,45 @@ export class ModernRequests {
   private readonly sealer: RequestStateSealer;
   private readonly stateTtlMs: number;
   private offered?: ServerCapabilities;
+  private keyWatch?: NodeJS.Timeout;
+  /** Settles once requestState is sealed with the deployment's key (at once unless it comes from the cluster). */
+  readonly keyReady: Promise<void>;
 
   constructor(
     readonly engine: ServerServices,
     options: ModernOptions = {},
+    cluster?: Pick<Cluster, 'secret'>,
   ) {
     checkCacheHint(options.cache, 'cache');
     this.cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' };
     const key = options.requestStateKey ?? (process.env.MCPX_REQUEST_STATE_KEY || undefined);
     this.sealer = new RequestStateSealer(key);
+    this.keyReady = key === undefined && cluster ? this.followSharedKey(cluster) : Promise.resolve();
     this.stateTtlMs = options.requestStateTtlMs ?? DEFAULT_STATE_TTL_MS;
     if (!Number.isSafeInteger(this.stateTtlMs) || this.stateTtlMs < 1) throw new RangeError(`requestStateTtlMs must be a positive integer, got ${this.stateTtlMs}`);
+  }
+
+  /**
+   * Seals with the cluster's shared secret, and keeps following it: if Redis loses it, the first
+   * instance to look writes it back (or a restarted one a new one) and every instance converges on
+   * the one stored, still opening states sealed with the keys it replaced.
+   */
+  private async followSharedKey(cluster: Pick<Cluster, 'secret'>): Promise<void> {
+    this.sealer.rotate(await cluster.secret(SHARED_KEY_NAME));
+    this.keyWatch = setInterval(() => {
+      cluster.secret(SHARED_KEY_NAME).then(
+        (secret) => {
+          if (this.sealer.rotate(secret)) this.engine.logger.info('requestState: now sealing with the shared key stored in Redis');
+        },
+        (err: unknown) => this.engine.logger.debug({ err }, 'requestState: could not read the shared key; keeping the current one'),
+      );
+    }, SHARED_KEY_CHECK_MS);
+    this.keyWatch.unref();
+  }
+
+  /** Stops following the shared key. */
+  close(): void {
+    clearInterval(this.keyWatch);
   }
 
   /** What the server offers modern clients: derived from the registry, as server/discover tells it. */
