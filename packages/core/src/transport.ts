@@ -6,6 +6,7 @@ import 'reflect-metadata';
 export * from './protocol/jsonrpc';
 export * from './protocol/versions';
 export { DEFAULT_MESSAGE_LIMITS, budgetError, decodeMessage, resolveMessageLimits, scanMessage, type BudgetViolation, type ResolvedMessageLimits } from './protocol/message-limits';
+export { RequestIdScanner } from './protocol/id-scan';
 
 // The engine and its sessions
 export { McpEngine, type MethodHandler, type NotificationHandler } from './engine/engine';

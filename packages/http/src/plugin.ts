@@ -5,6 +5,7 @@ import { ErrorCode, InMemoryEventStore, createEngine, type Servable } from '@mcp
 import { McpEngine, checkOptions, isModernProtocolVersion, optionKeys, sessionLogId } from '@mcpx/core/transport';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
+import { bodyParser, type BodyTooLarge } from './body-reader';
 import { HTTP_OPTION_KEYS, resolveOptions, type McpHttpOptions, type ResolvedHttpOptions } from './options';
 import { allowedMethods, handleDelete, handleGet, handlePost, type EndpointContext } from './endpoint';
 import { ModernInFlight } from './modern-in-flight';
@@ -138,13 +139,15 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   app.addHook('onClose', stop);
 
   // Bodies arrive as bytes: the endpoint checks the media type and parses JSON itself, to answer
-  // with the transport's status codes and JSON-RPC errors rather than Fastify's defaults.
+  // with the transport's status codes and JSON-RPC errors rather than Fastify's defaults. A body
+  // over maxBodyBytes is scanned (bounded) for its request's id, which its 413 then carries.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.maxBodyBytes }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', bodyParser(options.maxBodyBytes));
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendHttpError(reply, 413, `Payload Too Large: the body exceeds ${options.maxBodyBytes} bytes`, ErrorCode.InvalidRequest);
+      const id = (err as Partial<BodyTooLarge>).requestId;
+      return sendHttpError(reply, 413, `Payload Too Large: the body exceeds ${options.maxBodyBytes} bytes`, ErrorCode.InvalidRequest, id);
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) request.log.error({ err }, 'mcp endpoint failed');

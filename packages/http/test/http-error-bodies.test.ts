@@ -65,8 +65,8 @@ describe.each([
       expect(errorBody(await post(url, rpc(1, 'ping'), session, { 'content-type': 'text/plain' }), 415).code).toBe(-32000);
     });
 
-    it('413 for a POST body beyond maxBodyBytes', async () => {
-      const big = rpc(1, 'tools/call', { name: 'ping', arguments: { pad: 'x'.repeat(2048) } });
+    it('413 for a POST body beyond maxBodyBytes without an id', async () => {
+      const big = notification('notifications/message', { data: 'x'.repeat(2048) });
       expect(errorBody(await post(url, big, session), 413).code).toBe(-32600);
     });
 
@@ -109,6 +109,11 @@ describe.each([
     ])('400 with the id (%s) of an envelope that is not valid JSON-RPC', async (_what, id) => {
       const error = errorBody(await post(url, JSON.stringify({ jsonrpc: '1.0', id, method: 'ping' }), session), 400, id);
       expect(error.code).toBe(-32600);
+    });
+
+    it('413 with the id of a request whose body is beyond maxBodyBytes (found by a bounded scan)', async () => {
+      const big = rpc(1, 'tools/call', { name: 'ping', arguments: { pad: 'x'.repeat(2048) } });
+      expect(errorBody(await post(url, big, session), 413, 1).code).toBe(-32600);
     });
 
     it('200 with -32602 and the id of a request whose params are not an object (answered like any invalid argument)', async () => {

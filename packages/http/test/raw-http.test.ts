@@ -427,7 +427,8 @@ describe('Streamable HTTP, raw: options', () => {
     for (const chunked of [false, true]) {
       const res = await request(url, { method: 'POST', headers: postHeaders(session), body: big, chunked });
       expect(res.status).toBe(413);
-      const error = rpcErrorOf(res);
+      // The request's id, found by the bounded scan of the body.
+      const error = rpcErrorOf(res, 1);
       expect(error.code).toBe(-32600);
       expect(error.message).toBe('Payload Too Large: the body exceeds 1024 bytes');
     }

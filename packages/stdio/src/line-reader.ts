@@ -1,18 +1,27 @@
+import { RequestIdScanner, type RequestId } from '@mcpx/core/transport';
+
+/** How far past the limit a skipped line is scanned for its request's id, by default. */
+export const DEFAULT_ID_SCAN_BYTES = 64 * 1024 * 1024;
+
 /**
  * Splits a byte stream into newline-terminated frames without ever holding more than
  * `maxBytes` of one frame: a longer line is reported once and skipped up to its newline.
  * Lines are handed over as bytes (without the newline or a trailing CR; blank lines are dropped)
  * so the message budget can be checked before any string is made of them.
+ * A skipped line is scanned for its top-level `id` as it goes by (RequestIdScanner: O(1) memory,
+ * at most `idScanBytes` past the limit), so that its error can name the request.
  */
 export class LineReader {
   private parts: Buffer[] = [];
   private size = 0;
   private skipping = false;
+  private scanner: RequestIdScanner | undefined;
 
   constructor(
     private readonly maxBytes: number,
     private readonly onLine: (line: Buffer) => void,
-    private readonly onOversize: (bytes: number) => void,
+    private readonly onOversize: (bytes: number, id: RequestId | undefined) => void,
+    private readonly idScanBytes = DEFAULT_ID_SCAN_BYTES,
   ) {}
 
   push(chunk: Buffer): void {
@@ -38,10 +47,17 @@ export class LineReader {
     if (piece.length === 0) return;
     if (this.skipping) {
       this.size += piece.length;
+      // Once the scan is over (the id found, or the bound passed), this returns at once.
+      this.scanner?.push(piece);
       return;
     }
     this.size += piece.length;
     if (this.size > this.maxBytes) {
+      // The bytes held so far are scanned first, then the rest of the line as it comes.
+      const scanner = new RequestIdScanner(this.maxBytes + this.idScanBytes);
+      for (const part of this.parts) if (scanner.push(part)) break;
+      scanner.push(piece);
+      this.scanner = scanner;
       this.parts = [];
       this.skipping = true;
       return;
@@ -51,7 +67,9 @@ export class LineReader {
 
   private endLine(): void {
     if (this.skipping) {
-      this.onOversize(this.size);
+      const id = this.scanner?.result();
+      this.scanner = undefined;
+      this.onOversize(this.size, id);
     } else {
       let line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
       if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, -1);

@@ -162,9 +162,10 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
       if (ModernStream.isModern(parsed)) modern.receive(parsed.message, hasProgressToken(parsed) ? new ProgressChannel(channel, writer, gap, encode) : channel).then(settled, failed);
       else session.receive(parsed, hasProgressToken(parsed) ? new ProgressChannel(channel, writer, barrier, encode) : channel).then(settled, failed);
     },
-    (bytes) => {
-      session.logger.warn({ bytes, limit: maxBytes }, 'message over the size limit; skipped');
-      channel.send(errorResponse(undefined, ErrorCode.InvalidRequest, `Message too large: ${bytes} bytes exceeds the limit of ${maxBytes} bytes`));
+    (bytes, id) => {
+      session.logger.warn({ bytes, limit: maxBytes, id }, 'message over the size limit; skipped');
+      // The id the line's bounded scan found, so that the client can match the error to its request.
+      channel.send(errorResponse(id, ErrorCode.InvalidRequest, `Message too large: ${bytes} bytes exceeds the limit of ${maxBytes} bytes`));
     },
   );
 

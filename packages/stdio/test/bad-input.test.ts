@@ -367,10 +367,10 @@ describe('framing', () => {
     const over = head + 'x'.repeat(4 * MiB + 10 - head.length - tail.length) + tail;
     expect(Buffer.byteLength(over)).toBeGreaterThan(4 * MiB);
     const err = await server.errorFor(`${over}\n`);
-    expect(err).not.toHaveProperty('id'); // the id is never parsed out of a skipped frame
+    expect(err.id).toBe('big'); // found by the bounded scan of the skipped frame
     expect(err.error!.code).toBe(-32600);
     expect(err.error!.message).toMatch(/Message too large: \d+ bytes exceeds the limit of 4194304 bytes/);
-    expect(server.messages.some((m) => m.id === 'big')).toBe(false);
+    expect(server.messages.filter((m) => m.id === 'big')).toEqual([err]); // the error only: the line was not served
     // Logged on stderr as well.
     await server.expectAlive();
     expect(server.logLines().some((l) => l.msg === 'message over the size limit; skipped' && l.limit === 4 * MiB)).toBe(true);
@@ -390,7 +390,7 @@ describe('framing', () => {
     // The end of the huge line and a good message in one write.
     await server.write('"}}\n{"jsonrpc":"2.0","id":"after","method":"ping"}\n');
     const tooLarge = await server.waitFor((m) => m.error !== undefined, from);
-    expect(tooLarge).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/Message too large/) } });
+    expect(tooLarge).toEqual({ jsonrpc: '2.0', id: 'huge', error: { code: -32600, message: expect.stringMatching(/Message too large/) } });
     expect(await server.waitFor((m) => m.id === 'after', from)).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
     expect(server.messages.slice(from)).toHaveLength(2);
   });
