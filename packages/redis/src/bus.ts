@@ -2,7 +2,7 @@ import type { ClusterBus, ClusterMessage } from '@mcpx/core/stores';
 import type { RedisCommands, StreamEntry } from './commands';
 import type { RedisKeys } from './keys';
 import type { Logger } from './logger';
-import type { StreamReader } from './stream-reader';
+import type { StreamFollower } from './stream-reader';
 
 export interface RedisBusOptions {
   /** Cap (approximate) of the bus stream and of each inbox. */
@@ -33,7 +33,7 @@ export class RedisBus implements ClusterBus {
   ) {}
 
   /** Starts reading the bus after its newest entry, and this instance's inbox from its start. */
-  async listen(reader: StreamReader): Promise<void> {
+  async listen(reader: StreamFollower): Promise<void> {
     const [newest] = await this.redis.xrevrange(this.keys.bus, '+', '-', 1);
     const self = this.instanceId();
     this.following.push(

@@ -7,15 +7,27 @@ import { RedisEventLog } from './event-log';
 import { RedisKeys } from './keys';
 import { silentLogger, type Logger } from './logger';
 import { nodeRedisConnection } from './node-redis';
+import { nodeRedisClusterConnection } from './node-redis-cluster';
+import { nodeRedisSentinelConnection, type SentinelSettings } from './node-redis-sentinel';
+import { SlotReaders } from './slot-readers';
 import { RedisSessionStore } from './session-store';
-import { StreamReader } from './stream-reader';
+import { StreamReader, type StreamFollower } from './stream-reader';
 import { RedisTaskStore } from './task-store';
-import { redactUrl } from './redact-url';
+import { redactUrl } from './redis-url';
 import { DEFAULT_LEASE_MS, leaseCheckEveryMs } from './lost-request';
 
 export interface RedisClusterOptions {
-  /** `redis://[[user]:password@]host[:port][/db]` or `rediss://...`. */
-  url: string;
+  /** A single node (or a proxy in front of one): `redis://[[user]:password@]host[:port][/db]` or `rediss://...`. */
+  url?: string;
+  /** A Redis Cluster: the URLs of some of its nodes (credentials and TLS from the first). */
+  cluster?: string[];
+  /** A primary watched by Sentinel: the sentinels' URLs and the name they monitor it under. */
+  sentinel?: SentinelSettings;
+  /**
+   * On a cluster, how many slots the streams an instance follows are spread over (default 16):
+   * each instance keeps one blocking connection a slot group (see RedisKeys).
+   */
+  slotGroups?: number;
   /** Starts every key (default `mcpx:`): deployments and tests can share one Redis. */
   prefix?: string;
   /** How long an instance's lease lasts without renewal (default 10 s): a killed instance's work is declared lost after it. */
@@ -35,8 +47,8 @@ export interface RedisClusterOptions {
   /** Names the connections (`<name>-commands`, `<name>-reader`) as CLIENT LIST shows them. */
   name?: string;
   /**
-   * Makes the two connections (`commands`, and `reader` for blocking reads) another way than
-   * node-redis at `url`, e.g. an adapter of another client.
+   * Makes the connections (`commands`, and `reader` for blocking reads) another way than node-redis
+   * at `url`, e.g. an adapter of another client. Not for a cluster or Sentinel.
    */
   connect?: (purpose: 'commands' | 'reader') => RedisConnection;
 }
@@ -49,6 +61,7 @@ const DEFAULTS = {
   eventRetentionMs: 30 * 60_000,
   busMaxLen: 10_000,
   connectTimeoutMs: 5000,
+  slotGroups: 16,
 };
 
 /** How long the shared secrets live without being read (every instance re-reads them often). */
@@ -69,11 +82,12 @@ export class RedisCluster implements Cluster {
   readonly keys: RedisKeys;
 
   private readonly redis: RedisConnection;
-  private readonly readerConnection: RedisConnection;
-  private readonly reader: StreamReader;
+  private readonly readerConnections: RedisConnection[];
+  private readonly reader: StreamFollower;
   private readonly logger: Logger;
   private readonly leaseMs: number;
-  private readonly url: string;
+  /** Where Redis is, as logs may show it (no password). */
+  private readonly where: string;
   private id: string | undefined;
   private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
   private renewal?: NodeJS.Timeout;
@@ -85,21 +99,36 @@ export class RedisCluster implements Cluster {
 
   constructor(options: RedisClusterOptions) {
     const settings = { ...DEFAULTS, ...definedOnly(options) };
-    this.url = options.url;
+    const deployment = deploymentOf(options);
+    this.where = deployment.where;
     this.logger = options.logger ?? silentLogger;
     this.leaseMs = settings.leaseMs;
-    this.keys = new RedisKeys(settings.prefix);
+    this.keys = new RedisKeys(settings.prefix, deployment.kind === 'cluster' ? settings.slotGroups : undefined);
+    const connectionOptions = (purpose: string) => ({
+      connectTimeoutMs: settings.connectTimeoutMs,
+      name: options.name === undefined ? undefined : `${options.name}-${purpose}`,
+      onError: (err: Error) => this.logger.debug({ err, purpose }, 'redis connection error'),
+    });
     const connect =
       options.connect ??
-      ((purpose: 'commands' | 'reader') =>
-        nodeRedisConnection(options.url, {
-          connectTimeoutMs: settings.connectTimeoutMs,
-          name: options.name === undefined ? undefined : `${options.name}-${purpose}`,
-          onError: (err) => this.logger.debug({ err, purpose }, 'redis connection error'),
-        }));
+      ((purpose: 'commands' | 'reader', routeKey?: string) => {
+        if (deployment.kind === 'cluster') return nodeRedisClusterConnection(deployment.nodes, { ...connectionOptions(purpose), routeKey });
+        if (deployment.kind === 'sentinel') return nodeRedisSentinelConnection(deployment.sentinel, connectionOptions(purpose));
+        return nodeRedisConnection(deployment.url, connectionOptions(purpose));
+      });
     this.redis = connect('commands');
-    this.readerConnection = connect('reader');
-    this.reader = new StreamReader(this.readerConnection, this.redis, this.logger);
+    if (this.keys.slotGroups === undefined) {
+      this.readerConnections = [connect('reader')];
+      this.reader = new StreamReader(this.readerConnections[0]!, this.redis, this.logger);
+    } else {
+      // One blocking reader a slot group, each with a connection to that slot's master.
+      const groups = Array.from({ length: this.keys.slotGroups }, (_, group) => {
+        const routeKey = `${this.keys.prefix}{g${group}}`;
+        return { routeKey, connection: connect('reader', routeKey), unblock: (id: number) => this.redis.clientUnblock(id, routeKey) };
+      });
+      this.readerConnections = groups.map((group) => group.connection);
+      this.reader = new SlotReaders(groups, this.logger);
+    }
     this.sessions = new RedisSessionStore(this.redis, this.keys, this.logger);
     this.tasks = new RedisTaskStore(this.redis, this.keys);
     this.rateLimits = new RedisRateLimitStore(this.redis, this.keys, () => this.id ?? 'starting');
@@ -132,12 +161,12 @@ export class RedisCluster implements Cluster {
     this.state = 'starting';
     try {
       await this.redis.connect();
-      await this.readerConnection.connect();
+      await Promise.all(this.readerConnections.map((connection) => connection.connect()));
     } catch (err) {
       this.state = 'closed';
       this.redis.destroy();
-      this.readerConnection.destroy();
-      throw new Error(`Cannot reach Redis at ${redactUrl(this.url)}: ${reasonOf(err)}`, { cause: err });
+      for (const connection of this.readerConnections) connection.destroy();
+      throw new Error(`Cannot reach Redis at ${this.where}: ${reasonOf(err)}`, { cause: err });
     }
     try {
       this.id = await this.takeLease();
@@ -231,18 +260,37 @@ export class RedisCluster implements Cluster {
   private connectionChanged(ready: boolean): void {
     if (this.state !== 'started') return;
     if (!ready) {
-      if (!this.lostConnection) this.logger.warn({ url: redactUrl(this.url) }, 'lost the connection to Redis; reconnecting');
+      if (!this.lostConnection) this.logger.warn({ redis: this.where }, 'lost the connection to Redis; reconnecting');
       this.lostConnection = true;
       return;
     }
     if (this.lostConnection) {
-      this.logger.info({ url: redactUrl(this.url) }, 'reconnected to Redis');
+      this.logger.info({ redis: this.where }, 'reconnected to Redis');
       this.reconnectedAt = Date.now();
     }
     this.lostConnection = false;
     // Retake the lease at once: it may have lapsed (or Redis restarted empty) while down.
     void this.renewLease();
   }
+}
+
+type Deployment = { kind: 'single'; url: string; where: string } | { kind: 'cluster'; nodes: string[]; where: string } | { kind: 'sentinel'; sentinel: SentinelSettings; where: string };
+
+/** Which Redis the options name: exactly one of url, cluster and sentinel (or connect alone). */
+function deploymentOf(options: RedisClusterOptions): Deployment {
+  const given = (['url', 'cluster', 'sentinel'] as const).filter((name) => options[name] !== undefined);
+  if (given.length > 1) throw new Error(`The Redis cluster takes one of url, cluster and sentinel, got ${given.join(' and ')}`);
+  if (options.cluster) {
+    if (options.cluster.length === 0) throw new Error('cluster needs the URL of at least one node of the Redis Cluster');
+    return { kind: 'cluster', nodes: options.cluster, where: `the Redis Cluster at ${options.cluster.map(redactUrl).join(', ')}` };
+  }
+  if (options.sentinel) {
+    const { nodes, name } = options.sentinel;
+    if (!Array.isArray(nodes) || nodes.length === 0 || !name) throw new Error("sentinel needs nodes (the sentinels' URLs) and name (the primary they monitor)");
+    return { kind: 'sentinel', sentinel: options.sentinel, where: `the primary "${name}" of the sentinels at ${nodes.map(redactUrl).join(', ')}` };
+  }
+  if (options.url === undefined && !options.connect) throw new Error('The Redis cluster needs url, cluster or sentinel');
+  return { kind: 'single', url: options.url ?? '', where: options.url === undefined ? 'the given connections' : redactUrl(options.url) };
 }
 
 function randomInstanceId(): string {

@@ -76,8 +76,11 @@ export interface RedisCommands {
 
   /** CLIENT ID of this connection. */
   clientId(): Promise<number>;
-  /** CLIENT UNBLOCK: wakes the connection `id` from a blocking command; true when it was blocked. */
-  clientUnblock(id: number): Promise<boolean>;
+  /**
+   * CLIENT UNBLOCK: wakes the connection `id` from a blocking command; true when it was blocked.
+   * On a cluster, `routeKey` names a key of the node the connection is blocked on.
+   */
+  clientUnblock(id: number, routeKey?: string): Promise<boolean>;
 }
 
 /** A connection the cluster owns: the commands plus its life cycle. */

@@ -3,7 +3,7 @@ import { eventId, type JsonRpcMessage, type RequestId } from '@mcpx/core/transpo
 import type { RedisCommands, StreamEntry } from './commands';
 import type { RedisKeys } from './keys';
 import type { Logger } from './logger';
-import { compareStreamIds, type StreamReader } from './stream-reader';
+import { compareStreamIds, type StreamFollower } from './stream-reader';
 import { WRITE_STREAM } from './scripts';
 
 /** The standalone (GET) stream: any instance writes to it, nobody opens or ends it. */
@@ -46,7 +46,7 @@ export class RedisEventLog implements SharedEventLog {
   constructor(
     private readonly redis: RedisCommands,
     readonly keys: RedisKeys,
-    readonly reader: StreamReader,
+    readonly reader: StreamFollower,
     readonly logger: Logger,
     readonly options: RedisEventLogOptions,
   ) {}

@@ -12,4 +12,4 @@ export { RedisTaskStore } from './task-store';
 export { RedisRateLimitStore, RATE_LIMIT_HIT } from './rate-limit-store';
 export { RedisBus, type RedisBusOptions } from './bus';
 export { StreamReader } from './stream-reader';
-export { redactUrl } from './redact-url';
+export { redactUrl } from './redis-url';

@@ -1,24 +1,42 @@
 /**
  * Every key this package writes, under one prefix (so deployments and tests can share a Redis).
- * A session's keys share the hash tag `{s:<id>}` and a task's `{t:<id>}`, so each lives in one
- * Redis Cluster slot and a script may touch several of them.
+ * A session's keys share one hash tag and a task's `{t:<id>}`, so each lives in one Redis Cluster
+ * slot and a script may touch several of them.
+ *
+ * On a single node (or behind Sentinel) a session's tag is `{s:<id>}`. On a cluster, the streams an
+ * instance follows (its sessions', the bus, its inbox) must be read by one blocking XREAD a slot,
+ * and a connection each: so there, session and inbox keys are spread over `slotGroups` tags
+ * (`{g<n>}`), and an instance holds at most that many blocking readers, however many sessions.
  */
 export class RedisKeys {
-  constructor(readonly prefix: string) {}
+  /** `slotGroups`: on a cluster, how many slots the followed streams share (absent: a tag per session). */
+  constructor(
+    readonly prefix: string,
+    readonly slotGroups?: number,
+  ) {
+    if (slotGroups !== undefined && (!Number.isInteger(slotGroups) || slotGroups < 1 || slotGroups > 16384)) {
+      throw new RangeError(`slotGroups must be an integer from 1 to 16384, got ${slotGroups}`);
+    }
+  }
+
+  /** Where a session's keys start: the prefix and the session's hash tag. */
+  private sessionBase(sessionId: string): string {
+    return this.slotGroups === undefined ? `${this.prefix}{s:${sessionId}}` : `${this.prefix}{g${groupOf(sessionId, this.slotGroups)}}s:${sessionId}`;
+  }
 
   /** The session record (hash). */
   session(sessionId: string): string {
-    return `${this.prefix}{s:${sessionId}}`;
+    return this.sessionBase(sessionId);
   }
 
   /** One SSE stream of a session (Redis Stream). */
   stream(sessionId: string, streamId: string): string {
-    return `${this.prefix}{s:${sessionId}}:ev:${streamId}`;
+    return `${this.sessionBase(sessionId)}:ev:${streamId}`;
   }
 
   /** The ids of a session's request streams (set), so dropping the session finds them. */
   streams(sessionId: string): string {
-    return `${this.prefix}{s:${sessionId}}:streams`;
+    return `${this.sessionBase(sessionId)}:streams`;
   }
 
   /** Live session ids (sorted set, scored by when each may have expired). */
@@ -58,12 +76,12 @@ export class RedisKeys {
 
   /** Messages to every instance (Redis Stream). */
   get bus(): string {
-    return `${this.prefix}bus`;
+    return this.slotGroups === undefined ? `${this.prefix}bus` : `${this.prefix}{g0}bus`;
   }
 
   /** Messages to one instance (Redis Stream). */
   inbox(instanceId: string): string {
-    return `${this.prefix}inbox:${instanceId}`;
+    return this.slotGroups === undefined ? `${this.prefix}inbox:${instanceId}` : `${this.prefix}{g${groupOf(instanceId, this.slotGroups)}}inbox:${instanceId}`;
   }
 
   secret(name: string): string {
@@ -78,4 +96,11 @@ export class RedisKeys {
   rateLimit(key: string): string {
     return `${this.prefix}ratelimit:${key}`;
   }
+}
+
+/** FNV-1a of the id, mod `groups`: stable across instances and releases. */
+function groupOf(id: string, groups: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % groups;
 }

@@ -8,3 +8,13 @@ export function redactUrl(url: string): string {
     return url;
   }
 }
+
+/** The login and TLS a `redis://` / `rediss://` URL carries, for clients that take them apart from the address. */
+export function credentialsOf(url: string): { username?: string; password?: string; tls: boolean } {
+  const parsed = new URL(url.includes('://') ? url : `redis://${url}`);
+  return {
+    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    tls: parsed.protocol === 'rediss:',
+  };
+}

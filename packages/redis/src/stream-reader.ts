@@ -13,6 +13,16 @@ function splitId(id: string): [number, number] {
   return dash < 0 ? [Number(id), 0] : [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
 }
 
+/** What follows stream keys for the stores: one StreamReader, or one a slot on a cluster (SlotReaders). */
+export interface StreamFollower {
+  start(): void;
+  /** Follows `key` from the entry after `fromId`; `stop` ends it. */
+  follow(key: string, fromId: string, onEntries: (entries: StreamEntry[]) => void): { stop(): void };
+  follows(key: string): boolean;
+  readonly size: number;
+  close(): Promise<void>;
+}
+
 /** One reader of one stream key: it gets every entry after `lastId`, in order, exactly once. */
 interface Follower {
   lastId: string;
@@ -36,7 +46,7 @@ const READ_COUNT = 500;
  *
  * After a dropped connection, reading resumes from each follower's last id: nothing is skipped.
  */
-export class StreamReader {
+export class StreamReader implements StreamFollower {
   private readonly keys = new Map<string, Set<Follower>>();
   /** Bumped whenever a key is added; the XREAD in flight was built at `readingGeneration`. */
   private generation = 0;
@@ -50,7 +60,7 @@ export class StreamReader {
 
   constructor(
     private readonly connection: RedisConnection,
-    private readonly main: RedisCommands,
+    private readonly main: Pick<RedisCommands, 'clientUnblock'>,
     private readonly logger: Logger,
     private readonly blockMs = 5000,
   ) {
