@@ -1,6 +1,6 @@
 import { createCluster } from 'redis';
 import type { RedisConnection } from './commands';
-import { MAX_RECONNECT_DELAY_MS, NodeRedisCommands, type NodeRedisConnectionOptions } from './node-redis-commands';
+import { NodeRedisCommands, reconnectDelay, type NodeRedisConnectionOptions } from './node-redis-commands';
 import { bySlot } from './slot';
 import { credentialsOf } from './redis-url';
 
@@ -41,7 +41,7 @@ class NodeRedisClusterConnection extends NodeRedisCommands {
         socket: {
           tls,
           connectTimeout: options.connectTimeoutMs ?? 5000,
-          reconnectStrategy: (retries: number) => (this.connectedOnce ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : false),
+          reconnectStrategy: reconnectDelay(() => this.connectedOnce),
         } as never,
       },
     });

@@ -14,7 +14,16 @@ export interface NodeRedisConnectionOptions {
 }
 
 /** Longest pause between two reconnection attempts once the connection had been up. */
-export const MAX_RECONNECT_DELAY_MS = 1000;
+const MAX_RECONNECT_DELAY_MS = 1000;
+
+/**
+ * node-redis's reconnectStrategy for every connection: at start, one attempt (a wrong address must
+ * fail the server's start, not hang it); once it had been up, retry for ever with a short capped
+ * backoff and jitter, so service resumes as soon as Redis is back.
+ */
+export function reconnectDelay(connectedOnce: () => boolean): (retries: number) => number | false {
+  return (retries) => (connectedOnce() ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : false);
+}
 
 /**
  * The commands of RedisCommands over node-redis, whichever client sends them (one node, a

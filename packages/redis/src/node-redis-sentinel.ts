@@ -1,6 +1,6 @@
 import { createSentinel } from 'redis';
 import type { RedisConnection } from './commands';
-import { MAX_RECONNECT_DELAY_MS, NodeRedisCommands, type NodeRedisConnectionOptions } from './node-redis-commands';
+import { NodeRedisCommands, reconnectDelay, type NodeRedisConnectionOptions } from './node-redis-commands';
 import { credentialsOf } from './redis-url';
 
 /** Where Sentinel watches the primary, and how to log in to the data nodes. */
@@ -34,7 +34,7 @@ class NodeRedisSentinelConnection extends NodeRedisCommands {
     const sentinelLogin = credentialsOf(settings.nodes[0]!);
     const socket = {
       connectTimeout: options.connectTimeoutMs ?? 5000,
-      reconnectStrategy: (retries: number) => (this.connectedOnce ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : false),
+      reconnectStrategy: reconnectDelay(() => this.connectedOnce),
     };
     this.sentinel = createSentinel({
       name: settings.name,

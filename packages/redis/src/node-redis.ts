@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import type { RedisConnection } from './commands';
-import { MAX_RECONNECT_DELAY_MS, NodeRedisCommands, type NodeRedisConnectionOptions } from './node-redis-commands';
+import { NodeRedisCommands, reconnectDelay, type NodeRedisConnectionOptions } from './node-redis-commands';
 
 export type { NodeRedisConnectionOptions } from './node-redis-commands';
 
@@ -26,9 +26,7 @@ class NodeRedisConnection extends NodeRedisCommands {
       disableOfflineQueue: true,
       socket: {
         connectTimeout: options.connectTimeoutMs ?? 5000,
-        // At start, one attempt: a wrong URL must fail the server's start, not hang it. Later,
-        // retry for ever with a short capped backoff: service resumes as soon as Redis is back.
-        reconnectStrategy: (retries) => (this.connectedOnce ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : false),
+        reconnectStrategy: reconnectDelay(() => this.connectedOnce),
       },
     });
     // node-redis emits 'error' on every failed attempt: without a listener each would be thrown.

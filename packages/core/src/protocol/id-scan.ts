@@ -1,4 +1,5 @@
 import { isValidId, type RequestId } from './jsonrpc';
+import { QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COMMA, COLON, MINUS } from './json-bytes';
 
 /**
  * Finds the top-level `"id"` of a JSON-RPC message that is too large to be parsed, so that the
@@ -212,15 +213,6 @@ const ID_STRING = 6;
 const ID_NUMBER = 7;
 const DONE = 8;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const MINUS = 0x2d;
 /** A key is kept up to this many bytes: enough for `id` spelled with escapes (`\u0069\u0064`). */
 const MAX_KEY_BYTES = 16;
 /** The longest id value read, in bytes as written (quotes and escapes included). */

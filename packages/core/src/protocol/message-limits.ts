@@ -1,5 +1,6 @@
 import { ErrorCode } from './errors';
 import { classifyMessage, errorResponse, isValidId, type ParsedMessage, type RequestId } from './jsonrpc';
+import { QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COMMA, COLON } from './json-bytes';
 
 /**
  * The safety budget for every JSON message that reaches the server, over any transport. The
@@ -42,14 +43,6 @@ export interface BudgetViolation {
   id?: RequestId;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 /** Keys are remembered this deep, for the path in the error message. */
 const PATH_DEPTH = 4;
 const MAX_KEY_BYTES = 64;
