@@ -31,7 +31,8 @@ wait_for() {
 node() {
   local port=$1
   shift
-  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+  # No delay before a replica's first sync: a failover right after start needs replicas that have synced.
+  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no --repl-diskless-sync-delay 0 \
     --dir "$dir" --pidfile "$dir/redis-$port.pid" --logfile "$dir/redis-$port.log" "$@"
   wait_for "answers $port" "redis on port $port answering"
 }
@@ -51,6 +52,10 @@ case "$mode" in
     done
     # Every replica attached and synced, so a failover has one to promote.
     wait_for "replicas_connected $base 3" "three replicas connected"
+    # A replica that never finished its first sync refuses to take over (its data counts as too old).
+    for port in $(redis-cli -p "$base" cluster nodes | awk '/slave/ { split($2, a, "[:@]"); print a[2] }'); do
+      wait_for "replica_synced $port" "the replica on $port syncing"
+    done
     echo "MCPX_REDIS_CLUSTER_NODES=$(printf 'redis://%s,' "${nodes[@]}" | sed 's/,$//')"
     ;;
   sentinel)
@@ -79,11 +84,11 @@ case "$mode" in
   stop)
     for pidfile in "$dir"/*.pid; do
       [ -e "$pidfile" ] || continue
-      kill "$(cat "$pidfile")" 2>/dev/null || true
+      kill "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null || true
     done
     for pidfile in "$dir"/*.pid; do
       [ -e "$pidfile" ] || continue
-      for _ in $(seq 50); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.1; done
+      for _ in $(seq 50); do kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null || break; sleep 0.1; done
       rm -f "$pidfile"
     done
     ;;

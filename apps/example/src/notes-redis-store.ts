@@ -1,18 +1,6 @@
 import { createHash } from 'node:crypto';
+import { describeWhere, notesRedis, type NotesRedis, type NotesRedisWhere } from './notes-redis-connection';
 import { matching, tagsOf, type Note, type NoteChange, type NoteChanges, type NoteSeed, type Notebook, type NotebookListener } from './notes-store';
-
-function newClient(redis: typeof import('redis'), url: string) {
-  return redis.createClient({
-    url,
-    // Named for CLIENT LIST (the feed's connection is named `mcpx-notes-feed`).
-    name: 'mcpx-notes',
-    // While Redis is away, commands fail at once instead of waiting in a queue.
-    disableOfflineQueue: true,
-    socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2000) },
-  });
-}
-
-type RedisClient = ReturnType<typeof newClient>;
 
 /** The notebook's storage could not be used: what a tool tells the model (the cause stays in the log). */
 export class NotesStorageUnavailable extends Error {
@@ -22,10 +10,9 @@ export class NotesStorageUnavailable extends Error {
   }
 }
 
-export interface RedisNotesStoreOptions {
-  /** redis:// or rediss:// URL, e.g. $MCPX_REDIS_URL. */
-  url: string;
-  /** The deployment's key prefix ($MCPX_REDIS_PREFIX, default `mcpx:`); the notes live under `<prefix>notes:`. */
+/** Where: one of `url` (a single node), `cluster` and `sentinel`, as `redisFromEnv()` reads them. */
+export interface RedisNotesStoreOptions extends NotesRedisWhere {
+  /** The deployment's key prefix ($MCPX_REDIS_PREFIX, default `mcpx:`); the notes live under `<prefix>notes:` (on a cluster `<prefix>{notes}:`). */
   prefix?: string;
   /** Notes to start with when the prefix holds no notebook yet. */
   seed?: NoteSeed[];
@@ -59,6 +46,14 @@ end
 return 1
 `);
 
+const CREATE = script(`
+-- KEYS: note, ids; ARGV: channel, id, updatedAt, title, body, tags
+redis.call('HSET', KEYS[1], 'title', ARGV[4], 'body', ARGV[5], 'tags', ARGV[6], 'updatedAt', ARGV[3])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[2])
+redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'saved', id = ARGV[2], title = ARGV[4] }))
+return 1
+`);
+
 const UPDATE = script(`
 -- KEYS: note; ARGV: channel, id, updatedAt, then field, value pairs
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
@@ -85,22 +80,8 @@ return 1
 `);
 
 /**
- * The URL as it may appear in a message: without its password. (@mcpx/redis exports the same
- * redactUrl; importing it here would load node-redis into every start of the example, Redis or not.)
- */
-function shown(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}
-
-/**
  * The notes in Redis, so that every replica of the server serves one notebook. Under
- * `<prefix>notes:`: `seq` (the last id given), `ids` (a sorted set of the ids, oldest first),
+ * `<prefix>notes:` (on a cluster `<prefix>{notes}:`, one slot): `seq` (the last id given), `ids` (a sorted set of the ids, oldest first),
  * `note:<id>` (a hash: title, body, tags as JSON, updatedAt), and the channel `changes`, on which
  * every change is published for the replicas to keep their resource lists in step. The notes
  * are the user's data: they have no time to live (keep Redis persistent to keep them).
@@ -112,15 +93,16 @@ export class RedisNotesStore implements Notebook {
   private readonly base: string;
   private readonly channel: string;
   private readonly onError: (err: Error) => void;
-  private connection?: Promise<RedisClient>;
+  private connection?: Promise<NotesRedis>;
   private seeded?: Promise<void>;
-  private client?: RedisClient;
-  private subscriber?: RedisClient;
+  private client?: NotesRedis;
+  private subscriber?: NotesRedis;
   private closed = false;
 
   constructor(private readonly options: RedisNotesStoreOptions) {
     this.prefix = options.prefix ?? 'mcpx:';
-    this.base = `${this.prefix}notes:`;
+    // On a cluster, every key of the notebook in one slot: the scripts touch several at once.
+    this.base = options.cluster ? `${this.prefix}{notes}:` : `${this.prefix}notes:`;
     this.channel = `${this.base}changes`;
     this.onError = options.onError ?? (() => {});
   }
@@ -129,12 +111,7 @@ export class RedisNotesStore implements Notebook {
     const client = await this.ready();
     const id = String(await client.incr(this.key('seq')));
     const note: Note = { id, title, body, tags: [...tags], updatedAt: new Date().toISOString() };
-    await client
-      .multi()
-      .hSet(this.noteKey(id), { title, body, tags: JSON.stringify(note.tags), updatedAt: note.updatedAt })
-      .zAdd(this.key('ids'), { score: Number(id), value: id })
-      .publish(this.channel, JSON.stringify({ type: 'saved', id, title } satisfies NoteChange))
-      .exec();
+    await this.run(CREATE, [this.noteKey(id), this.key('ids')], [this.channel, id, note.updatedAt, title, body, JSON.stringify(note.tags)], client);
     return note;
   }
 
@@ -233,15 +210,15 @@ export class RedisNotesStore implements Notebook {
   private async follow(listener: NotebookListener): Promise<void> {
     const client = await this.connected();
     if (this.closed) return;
-    const subscriber = (this.subscriber = client.duplicate({ name: 'mcpx-notes-feed' }));
+    const subscriber = (this.subscriber = client.duplicate('mcpx-notes-feed'));
     subscriber.on('error', this.onError);
     subscriber.unref();
     let subscribed = false;
     // After a reconnect of either connection, once both are back (node-redis subscribes again
     // before it reports 'ready'): the reads a resync makes need the other one.
     const resyncIfConnected = () => subscribed && client.isReady && subscriber.isReady && listener.resync();
-    subscriber.on('ready', resyncIfConnected);
-    client.on('ready', resyncIfConnected);
+    subscriber.onReady(resyncIfConnected);
+    client.onReady(resyncIfConnected);
     await subscriber.connect();
     await subscriber.subscribe(this.channel, (message) => {
       let change: NoteChange;
@@ -257,11 +234,11 @@ export class RedisNotesStore implements Notebook {
   }
 
   /** Connected (once; node-redis reconnects by itself after that) and seeded (again after each reconnect). */
-  private connected(): Promise<RedisClient> {
+  private connected(): Promise<NotesRedis> {
     this.connection ??= (async () => {
       const redis = await import('redis');
       if (this.closed) throw new Error('The notes store is closed');
-      const client = newClient(redis, this.options.url);
+      const client = notesRedis(redis, this.options, 'mcpx-notes');
       this.client = client;
       client.on('error', this.onError);
       // The HTTP server or the stdio pipe keeps the process alive, not this connection.
@@ -269,7 +246,7 @@ export class RedisNotesStore implements Notebook {
       await client.connect();
       // A Redis that lost everything (restarted without persistence) starts again from the seed:
       // the next use after a reconnect runs the seed script, which does nothing to a notebook.
-      client.on('ready', () => (this.seeded = undefined));
+      client.onReady(() => (this.seeded = undefined));
       return client;
     })();
     return this.connection.then(async (client) => {
@@ -283,25 +260,25 @@ export class RedisNotesStore implements Notebook {
   }
 
   /** The client, or a clear error when Redis cannot be reached within the connect timeout. */
-  private ready(): Promise<RedisClient> {
+  private ready(): Promise<NotesRedis> {
     if (this.client?.isReady && this.seeded) return this.connected();
     const timeoutMs = this.options.connectTimeoutMs ?? 5000;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Cannot reach Redis at ${shown(this.options.url)} for the notes (waited ${timeoutMs} ms)`)), timeoutMs);
+      timer = setTimeout(() => reject(new Error(`Cannot reach Redis at ${describeWhere(this.options)} for the notes (waited ${timeoutMs} ms)`)), timeoutMs);
       timer.unref();
     });
     return Promise.race([this.connected(), timeout]).finally(() => clearTimeout(timer));
   }
 
-  private async seed(client: RedisClient): Promise<void> {
+  private async seed(client: NotesRedis): Promise<void> {
     const seed = this.options.seed ?? [];
     const keys = [this.key('seq'), this.key('ids'), ...seed.map((_, i) => this.noteKey(String(i + 1)))];
     const args = [this.channel, new Date().toISOString(), ...seed.flatMap((n) => [n.title, n.body, JSON.stringify(n.tags)])];
     await this.run(SEED, keys, args, client);
   }
 
-  private async run(lua: Script, keys: string[], args: string[], client?: RedisClient): Promise<unknown> {
+  private async run(lua: Script, keys: string[], args: string[], client?: NotesRedis): Promise<unknown> {
     const redis = client ?? (await this.ready());
     try {
       return await redis.evalSha(lua.sha, { keys, arguments: args });

@@ -16,6 +16,7 @@ import {
   userMessage,
   type RequestContext,
 } from '@mcpx/core';
+import { redisFromEnv } from '@mcpx/core/stores';
 import { AppendInput, CreateNoteInput, DeleteConfirmation, ExportInput, NoteIdInput, SearchInput, SearchResult, SummarizeArgs } from './inputs';
 import { RedisNotesStore } from './notes-redis-store';
 import { NotesStore, type Note, type NoteChange, type NoteSeed, type Notebook } from './notes-store';
@@ -31,13 +32,15 @@ const NOTE_URI_PREFIX = 'notes://notes/';
 const noteUri = (id: string) => `${NOTE_URI_PREFIX}${id}`;
 
 /**
- * Where `new NotesServer()` keeps its notes: in Redis when $MCPX_REDIS_URL is set (under
- * `$MCPX_REDIS_PREFIX` + `notes:`, so that replicas sharing sessions there share the notebook too),
- * else in $MCPX_DATA_DIR (default ./.data/notes). Either way a fresh store starts with the samples.
+ * Where `new NotesServer()` keeps its notes: in the Redis the environment names for the server's
+ * shared state ($MCPX_REDIS_URL, $MCPX_REDIS_CLUSTER_NODES or $MCPX_REDIS_SENTINELS, as `listen()`
+ * reads them), under `$MCPX_REDIS_PREFIX` + `notes:`, so that replicas sharing sessions there share
+ * the notebook too; else in $MCPX_DATA_DIR (default ./.data/notes). Either way a fresh store starts
+ * with the samples.
  */
 export function openNotebook(env: NodeJS.ProcessEnv = process.env): Notebook {
-  const url = env.MCPX_REDIS_URL?.trim();
-  if (url) return new RedisNotesStore({ url, prefix: env.MCPX_REDIS_PREFIX || 'mcpx:', seed: SAMPLE_NOTES });
+  const redis = redisFromEnv(env);
+  if (redis) return new RedisNotesStore({ url: redis.url, cluster: redis.cluster, sentinel: redis.sentinel, prefix: redis.prefix || 'mcpx:', seed: SAMPLE_NOTES });
   return new NotesStore({ seed: SAMPLE_NOTES });
 }
 
@@ -236,6 +239,9 @@ export class NotesServer extends McpServer {
 
   /** Changes heard on the feed so far: a resync that read the notes before one of them reads again. */
   private changesHeard = 0;
+  /** Whether a relist is reading the notes now; `relistAgain`: one more was asked for meanwhile. */
+  private relisting = false;
+  private relistAgain = false;
 
   /** A change made through any replica (this one's own changes come back too, and change nothing). */
   private follow(change: NoteChange): void {
@@ -249,8 +255,18 @@ export class NotesServer extends McpServer {
   /**
    * Lists exactly the stored notes, oldest first, as every replica does: entries are only added,
    * retitled or removed where the lists differ, so an unchanged list raises no list_changed.
+   *
+   * One read of the notes at a time: a relist asked for while one reads (a resync, a note out of
+   * order, a change heard meanwhile) runs once after it, however many were asked. Unbounded, every
+   * out-of-order note started a chain of reads of the whole notebook that went on for as long as
+   * changes kept coming; under steady writes they piled up (31 at once, each holding ~150 HGETALLs
+   * in flight, in the chaos bench) and the heap peaked higher every round.
    */
   private relist(): void {
+    if (this.relisting) {
+      this.relistAgain = true;
+      return;
+    }
     const apply = (notes: Note[]) => {
       const wanted = new Set(notes.map((n) => noteUri(n.id)));
       for (const uri of this.listedUris()) if (!wanted.has(uri)) this.registry.resources.remove(uri);
@@ -265,15 +281,26 @@ export class NotesServer extends McpServer {
     };
     const notes = this.store.all();
     if (Array.isArray(notes)) return apply(notes);
+    this.relisting = true;
     const heardBefore = this.changesHeard;
-    notes.then(
-      (all) => {
-        apply(all);
-        // A change heard while the notes were being read may be older than what was read, or not.
-        if (this.changesHeard !== heardBefore) this.relist();
-      },
-      (err: unknown) => this.engine.logger.warn({ err }, 'cannot list the notes as resources'),
-    );
+    void notes
+      .then(
+        (all) => {
+          apply(all);
+          // A change heard while the notes were being read may be older than what was read, or not.
+          return this.changesHeard !== heardBefore;
+        },
+        (err: unknown) => {
+          this.engine.logger.warn({ err }, 'cannot list the notes as resources');
+          return false;
+        },
+      )
+      .then((stale) => {
+        this.relisting = false;
+        const again = stale || this.relistAgain;
+        this.relistAgain = false;
+        if (again) this.relist();
+      });
   }
 
   private listed(note: Pick<Note, 'id' | 'title'>): void {
@@ -296,17 +323,18 @@ export class NotesServer extends McpServer {
   }
 }
 
+/** Waits `ms`, or rejects when `signal` aborts first; the abort listener goes with the wait (one export adds one per note). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -63,7 +63,11 @@ OAuth 2.1 resource server (HTTP; every MCP request then needs a bearer JWT):
 
 Several instances as one server (HTTP; sessions, SSE event logs and tasks live in Redis, so a
 load balancer may send any request to any instance; see docs/deployment.md):
-  --redis-url <url>        the Redis to share, redis:// or rediss://      MCPX_REDIS_URL
+  --redis-url <url>        a single Redis node, redis:// or rediss://     MCPX_REDIS_URL
+  --redis-cluster-nodes <list>  a Redis Cluster: some of its nodes' URLs  MCPX_REDIS_CLUSTER_NODES
+  --redis-sentinels <list> a primary behind Sentinel: the sentinels' URLs MCPX_REDIS_SENTINELS
+  --redis-sentinel-name <name>  the name they monitor it under            MCPX_REDIS_SENTINEL_NAME
+                           (its credentials: MCPX_REDIS_USERNAME, MCPX_REDIS_PASSWORD)
   --redis-prefix <prefix>  prefix of every key (default mcpx:)            MCPX_REDIS_PREFIX
 
 An OpenAPI 3.0/3.1 description as tools, no entry file (see docs/composition.md):
@@ -91,6 +95,7 @@ Examples:
   mcpx serve src/server.ts --stdio
   MCPX_PORT=0 mcpx serve dist/servers.js --server NotesServer
   mcpx serve dist/server.js --host 0.0.0.0 --redis-url redis://redis:6379
+  mcpx serve dist/server.js --redis-sentinels redis://s1:26379,redis://s2:26379 --redis-sentinel-name mcpx
   OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 mcpx serve dist/server.js --otel --metrics
   mcpx serve --openapi ./openapi.yaml --base-url https://api.example.com --openapi-header "Authorization: Bearer $TOKEN"
 `;

@@ -1,10 +1,11 @@
 import type { McpEngine } from '@mcpx/core/transport';
-import type { ListenOptions } from '@mcpx/http';
+import type { ListenOptions, RedisSettings } from '@mcpx/http';
 import { entryOf, parse, pick, toBool, toHost, toHttpUrl, toList, toLogLevel, toOrigins, toPath, toPort, toPositiveMs, type LogLevel } from './args';
 import { CliError, oneLine } from './errors';
 import { isMcpxError } from '@mcpx/core/errors';
 import { SERVE_HELP } from './help';
 import { OPENAPI_OPTIONS, openApiInstance, openApiSettings, type OpenApiSettings } from './serve-openapi';
+import { REDIS_FLAGS, REDIS_OPTIONS, exportRedisSettings, redisSettings, withoutPasswords } from './serve-redis';
 
 const SERVE_OPTIONS = {
   stdio: { type: 'boolean' },
@@ -24,8 +25,7 @@ const SERVE_OPTIONS = {
   'auth-audience': { type: 'string' },
   'auth-scopes-supported': { type: 'string' },
   'auth-authorization-server': { type: 'string' },
-  'redis-url': { type: 'string' },
-  'redis-prefix': { type: 'string' },
+  ...REDIS_OPTIONS,
   otel: { type: 'boolean' },
   metrics: { type: 'boolean' },
   'metrics-port': { type: 'string' },
@@ -34,7 +34,6 @@ const SERVE_OPTIONS = {
 } as const;
 
 const AUTH_FLAGS = ['auth-jwks-url', 'auth-issuer', 'auth-audience', 'auth-scopes-supported', 'auth-authorization-server'] as const;
-const REDIS_FLAGS = ['redis-url', 'redis-prefix'] as const;
 const METRICS_FLAGS = ['metrics', 'metrics-port'] as const;
 const HTTP_ONLY = [
   'port',
@@ -60,13 +59,6 @@ export interface AuthSettings {
   audience: string;
   scopesSupported?: string[];
   authorizationServers: string[];
-}
-
-/** Several instances sharing sessions, event logs and tasks in Redis (--redis-url / MCPX_REDIS_URL). */
-export interface RedisSettings {
-  url: string;
-  /** Every key's prefix; unset: listen()'s default, `mcpx:`. */
-  prefix?: string;
 }
 
 export interface ServeSettings {
@@ -103,35 +95,6 @@ function authSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): 
   const serversPicked = read('auth-authorization-server');
   const servers = toList(serversPicked)?.map((server) => toHttpUrl({ raw: server, from: serversPicked!.from })!);
   return { jwksUrl, issuer: String(issuer.raw).trim(), audience, scopesSupported, authorizationServers: servers ?? [String(issuer.raw).trim()] };
-}
-
-/** Text as it may be printed: the passwords of the URLs in it hidden. */
-function withoutPasswords(text: string): string {
-  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@/\s]*@/gi, '$1***@');
-}
-
-function redisSettings(values: Record<string, unknown>, env: NodeJS.ProcessEnv): RedisSettings | undefined {
-  const urlPicked = pick(values['redis-url'] as string | undefined, 'redis-url', ['MCPX_REDIS_URL'], env);
-  const prefixPicked = pick(values['redis-prefix'] as string | undefined, 'redis-prefix', ['MCPX_REDIS_PREFIX'], env);
-  if (!urlPicked) {
-    if (prefixPicked) throw new CliError(`${prefixPicked.from} needs --redis-url (MCPX_REDIS_URL): the prefix names keys in that Redis`);
-    return undefined;
-  }
-  const url = String(urlPicked.raw).trim();
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || !parsed.hostname) {
-    throw new CliError(`${urlPicked.from} must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379, got "${withoutPasswords(String(urlPicked.raw))}"`);
-  }
-  if (!prefixPicked) return { url };
-  const prefix = String(prefixPicked.raw);
-  // Braces would break the hash tags that keep one session's keys in one Redis Cluster slot.
-  if (!prefix || /[\s{}]/.test(prefix)) throw new CliError(`${prefixPicked.from} must be a key prefix without spaces or braces, e.g. mcpx:, got "${prefix}"`);
-  return { url, prefix };
 }
 
 /** --cors-origin / MCPX_CORS_ORIGINS: CORS on for those origins (a comma list, or * alone). */
@@ -227,10 +190,7 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
   const { getServerOptions } = await import('@mcpx/core/registry');
   const { definitionFailure, loadServer } = await import('./load-entry');
   if (settings.redis) {
-    // The server's own code reads the environment (the notes example keeps its notes in this
-    // Redis): let it see what the command was told, flags included.
-    process.env.MCPX_REDIS_URL = settings.redis.url;
-    if (settings.redis.prefix !== undefined) process.env.MCPX_REDIS_PREFIX = settings.redis.prefix;
+    exportRedisSettings(settings.redis);
   }
   const { createLogger } = await import('./logger');
   const { name, instance } = settings.openapi ? await openApiInstance(settings.openapi) : await loadServer(settings.entry, settings.server);

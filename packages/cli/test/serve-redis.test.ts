@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createClient } from 'redis';
 import { CliError } from '../src/errors';
 import { serveSettings } from '../src/serve';
+import { exportRedisSettings } from '../src/serve-redis';
 import { EXAMPLE_JS, INITIALIZE, freePort, requireBuild, run, runAsync, serveHttp, type Running } from './cli';
 
 /** `--redis-url` / MCPX_REDIS_URL and `--redis-prefix` / MCPX_REDIS_PREFIX: several instances as one server. */
@@ -28,6 +29,32 @@ describe('--redis-url and --redis-prefix map onto listen({ redis })', () => {
     expect(redis(['--redis-url=redis://a:6379'], { MCPX_REDIS_URL: 'redis://b:6379' })).toEqual({ url: 'redis://a:6379' });
   });
 
+  it('takes a Redis Cluster from --redis-cluster-nodes or MCPX_REDIS_CLUSTER_NODES, comma-separated', () => {
+    expect(redis(['--redis-cluster-nodes', 'redis://10.0.0.1:7000, redis://10.0.0.2:7000'])).toEqual({ cluster: ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000'] });
+    expect(redis([], { MCPX_REDIS_CLUSTER_NODES: 'rediss://u:pw@c1:7000', MCPX_REDIS_PREFIX: 'prod:' })).toEqual({ cluster: ['rediss://u:pw@c1:7000'], prefix: 'prod:' });
+  });
+
+  it('takes Sentinel from --redis-sentinels and --redis-sentinel-name, the primary credentials from MCPX_REDIS_USERNAME and MCPX_REDIS_PASSWORD', () => {
+    expect(redis(['--redis-sentinels', 'redis://s1:26379,redis://s2:26379', '--redis-sentinel-name', 'mcpx'])).toEqual({
+      sentinel: { nodes: ['redis://s1:26379', 'redis://s2:26379'], name: 'mcpx' },
+    });
+    const env = { MCPX_REDIS_SENTINELS: 'redis://s1:26379', MCPX_REDIS_SENTINEL_NAME: 'cache', MCPX_REDIS_USERNAME: 'app', MCPX_REDIS_PASSWORD: 'pw' };
+    expect(redis([], env)).toEqual({ sentinel: { nodes: ['redis://s1:26379'], name: 'cache', username: 'app', password: 'pw' } });
+  });
+
+  it('lets a flag naming where Redis is set aside the variables naming it another way', () => {
+    expect(redis(['--redis-cluster-nodes', 'redis://c:7000'], { MCPX_REDIS_URL: 'redis://single:6379', MCPX_REDIS_PREFIX: 'p:' })).toEqual({ cluster: ['redis://c:7000'], prefix: 'p:' });
+    expect(redis(['--redis-url', 'redis://a:6379'], { MCPX_REDIS_SENTINELS: 'redis://s:26379' })).toEqual({ url: 'redis://a:6379' });
+  });
+
+  it('passes what it was told on to the server code through the environment, and nothing else', () => {
+    const env: NodeJS.ProcessEnv = { MCPX_REDIS_URL: 'redis://old:6379', MCPX_REDIS_PREFIX: 'old:', OTHER: 'kept' };
+    exportRedisSettings({ sentinel: { nodes: ['redis://s1:26379', 'redis://s2:26379'], name: 'mcpx' } }, env);
+    expect(env).toEqual({ MCPX_REDIS_SENTINELS: 'redis://s1:26379,redis://s2:26379', MCPX_REDIS_SENTINEL_NAME: 'mcpx', OTHER: 'kept' });
+    exportRedisSettings({ cluster: ['redis://c1:7000', 'redis://c2:7000'], prefix: 'p:' }, env);
+    expect(env).toEqual({ MCPX_REDIS_CLUSTER_NODES: 'redis://c1:7000,redis://c2:7000', MCPX_REDIS_PREFIX: 'p:', OTHER: 'kept' });
+  });
+
   it('takes the prefix from the flag or MCPX_REDIS_PREFIX, the flag first', () => {
     expect(redis(['--redis-url', 'redis://r:6379', '--redis-prefix', 'notes-prod:'])).toEqual({ url: 'redis://r:6379', prefix: 'notes-prod:' });
     expect(redis([], { MCPX_REDIS_URL: 'redis://r:6379', MCPX_REDIS_PREFIX: 'staging:' })).toEqual({ url: 'redis://r:6379', prefix: 'staging:' });
@@ -38,8 +65,21 @@ describe('--redis-url and --redis-prefix map onto listen({ redis })', () => {
     [['--redis-url', 'http://127.0.0.1:6379'], {}, /^--redis-url must be a redis:\/\/ or rediss:\/\/ URL, e\.g\. redis:\/\/127\.0\.0\.1:6379, got "http:\/\/127\.0\.0\.1:6379"$/],
     [[], { MCPX_REDIS_URL: '127.0.0.1:6379' }, /^MCPX_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
     [['--redis-url', 'redis://'], {}, /^--redis-url must be a redis:\/\/ or rediss:\/\/ URL/],
-    [['--redis-prefix', 'mcpx:'], {}, /^--redis-prefix needs --redis-url \(MCPX_REDIS_URL\): the prefix names keys in that Redis$/],
-    [[], { MCPX_REDIS_PREFIX: 'mcpx:' }, /^MCPX_REDIS_PREFIX needs --redis-url \(MCPX_REDIS_URL\)/],
+    [['--redis-prefix', 'mcpx:'], {}, /^--redis-prefix needs --redis-url, --redis-cluster-nodes or --redis-sentinels: it applies to that Redis$/],
+    [[], { MCPX_REDIS_PREFIX: 'mcpx:' }, /^MCPX_REDIS_PREFIX needs --redis-url, --redis-cluster-nodes or --redis-sentinels/],
+    [['--redis-sentinel-name', 'mcpx'], {}, /^--redis-sentinel-name needs --redis-url, --redis-cluster-nodes or --redis-sentinels/],
+    [['--redis-url', 'redis://a:6379', '--redis-cluster-nodes', 'redis://b:7000'], {}, /^--redis-url and --redis-cluster-nodes name Redis twice: give one of/],
+    [[], { MCPX_REDIS_URL: 'redis://a:6379', MCPX_REDIS_SENTINELS: 'redis://s:26379' }, /^MCPX_REDIS_URL and MCPX_REDIS_SENTINELS name Redis twice/],
+    [['--redis-sentinels', 'redis://s1:26379'], {}, /^--redis-sentinels needs --redis-sentinel-name \(MCPX_REDIS_SENTINEL_NAME\): the name the sentinels monitor the primary under$/],
+    [['--redis-url', 'redis://a:6379', '--redis-sentinel-name', 'mcpx'], {}, /^--redis-sentinel-name applies to --redis-sentinels \(MCPX_REDIS_SENTINELS\) only$/],
+    [
+      ['--redis-cluster-nodes', 'redis://a:7000,http://b:7001'],
+      {},
+      /^--redis-cluster-nodes must be a redis:\/\/ or rediss:\/\/ URL, e\.g\. redis:\/\/127\.0\.0\.1:6379, got "http:\/\/b:7001"$/,
+    ],
+    [['--redis-cluster-nodes', ' , '], {}, /^--redis-cluster-nodes needs a comma-separated list/],
+    [[], { MCPX_REDIS_SENTINELS: 'localhost:26379', MCPX_REDIS_SENTINEL_NAME: 'mcpx' }, /^MCPX_REDIS_SENTINELS must be a redis:\/\/ or rediss:\/\/ URL/],
+    [['--stdio', '--redis-cluster-nodes', 'redis://r:7000'], {}, /^--redis-cluster-nodes applies to HTTP only, not --stdio$/],
     [['--redis-url', 'redis://r:6379', '--redis-prefix', 'my app:'], {}, /^--redis-prefix must be a key prefix without spaces or braces, e\.g\. mcpx:, got "my app:"$/],
     [['--redis-url', 'redis://r:6379', '--redis-prefix', '{app}:'], {}, /^--redis-prefix must be a key prefix without spaces or braces/],
     [['--redis-url', 'redis://r:6379', '--redis-prefix='], {}, /^--redis-prefix must be a key prefix without spaces or braces, e\.g\. mcpx:, got ""$/],
@@ -146,5 +186,8 @@ describe('mcpx serve with Redis, end to end', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/\n {2}--redis-url <url>\s.*MCPX_REDIS_URL/);
     expect(r.stdout).toMatch(/\n {2}--redis-prefix <prefix>\s.*MCPX_REDIS_PREFIX/);
+    expect(r.stdout).toMatch(/\n {2}--redis-cluster-nodes <list>\s.*MCPX_REDIS_CLUSTER_NODES/);
+    expect(r.stdout).toMatch(/\n {2}--redis-sentinels <list>\s.*MCPX_REDIS_SENTINELS/);
+    expect(r.stdout).toMatch(/\n {2}--redis-sentinel-name <name>\s.*MCPX_REDIS_SENTINEL_NAME/);
   });
 });

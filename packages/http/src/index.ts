@@ -1,5 +1,6 @@
 export { mcpx, logRequest, registerHealthRoutes, type McpPluginOptions, type McpEndpointHandle } from './plugin';
 export { listen, type ListenOptions, type McpHttpServer } from './listen';
+export { redisFromEnv, type RedisSettings } from '@mcpx/core/stores';
 export { resolveOptions, type McpHttpOptions, type ResolvedHttpOptions, type MetricsOptions, type ResolvedMetricsOptions } from './options';
 export { SessionManager } from './session-manager';
 export { HttpSession, newSessionId } from './http-session';

@@ -7,7 +7,8 @@ import { HTTP_OPTION_KEYS, type McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
 import { registerProtectedResourceMetadata } from './auth/metadata';
 import { serverUrl } from './server-url';
-import { redisFromEnv, startRedisCluster } from './cluster/start-cluster';
+import { redisFromEnv } from '@mcpx/core/stores';
+import { startRedisCluster } from './cluster/start-cluster';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -56,7 +57,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be an integer from 0 to 65535, got ${port}`);
   const logger: Logger = options.logger ?? pino({ name: nameOf(server), level: options.logLevel ?? process.env.MCPX_LOG_LEVEL ?? 'info' });
-  // Several instances sharing state through Redis: configured here, or by MCPX_REDIS_URL.
+  // Several instances sharing state through Redis: configured here, or by the environment (redisFromEnv).
   const redis = options.cluster ? undefined : (options.redis ?? redisFromEnv());
   // An engine is built once, with or without a cluster: one built without cannot share state later.
   if ((redis !== undefined || options.cluster) && server instanceof McpEngine && !server.cluster) {

@@ -1,9 +1,8 @@
 import type { AuthOptions } from './auth/options';
 import { resolveCors, type CorsOptions, type ResolvedCorsOptions } from './cors';
 import type { EngineOptions } from '@mcpx/core';
-import type { Clock, EventStore } from '@mcpx/core/stores';
+import type { Clock, EventStore, RedisSettings } from '@mcpx/core/stores';
 import { ENGINE_OPTION_KEYS, optionKeys } from '@mcpx/core/transport';
-import type { RedisSettings } from './cluster/start-cluster';
 
 /** How the Streamable HTTP endpoint behaves. Every field has a safe default. */
 export interface McpHttpOptions extends EngineOptions {
@@ -67,8 +66,9 @@ export interface McpHttpOptions extends EngineOptions {
   /**
    * Share sessions, the SSE event log, tasks and a bus with the other instances of this server
    * through Redis (a URL, or its settings), so that any instance serves any request: several
-   * replicas behind a plain load balancer (docs/deployment.md). Needs @mcpx/redis. listen() also
-   * reads MCPX_REDIS_URL and MCPX_REDIS_PREFIX when this is not given.
+   * replicas behind a plain load balancer (docs/deployment.md). A single node, a Redis Cluster or a
+   * primary behind Sentinel. Needs @mcpx/redis. listen() also reads the environment when this is not
+   * given: MCPX_REDIS_URL, MCPX_REDIS_CLUSTER_NODES or MCPX_REDIS_SENTINELS (see redisFromEnv).
    */
   redis?: string | RedisSettings;
   /**

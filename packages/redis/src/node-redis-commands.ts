@@ -183,9 +183,11 @@ export abstract class NodeRedisCommands implements RedisConnection {
     try {
       return await this.sendCommand(args, key);
     } catch (err) {
-      // A reply from the server (wrong type, NOSCRIPT...) is the caller's; anything else means
-      // the server could not be reached or the connection dropped under the command.
-      if (err instanceof ErrorReply) throw err;
+      // A reply from the server (wrong type, NOSCRIPT...) is the caller's, unless it says the
+      // topology is changing (a failover, a replica still loading, a primary without its replicas):
+      // that passes like a dropped connection. Anything else means the server could not be reached
+      // or the connection dropped under the command.
+      if (err instanceof ErrorReply && !TOPOLOGY_CHANGING.test(err.message)) throw err;
       throw new ClusterUnavailableError(`Redis is unavailable: ${describe(err)}`, { cause: err });
     }
   }
@@ -196,6 +198,14 @@ export abstract class NodeRedisCommands implements RedisConnection {
     for (const listener of this.statusListeners) listener(up);
   }
 }
+
+/**
+ * Error replies of a Redis that cannot serve a command for now: a cluster without a master for
+ * some slots (CLUSTERDOWN), a slot migrating (TRYAGAIN), a node still loading its data, a former
+ * master now a replica (READONLY), a replica without its master (MASTERDOWN), a master refusing
+ * writes while too few replicas follow it (NOREPLICAS, min-replicas-to-write).
+ */
+const TOPOLOGY_CHANGING = /^(CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN|NOREPLICAS)\b/;
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message || err.name : String(err);

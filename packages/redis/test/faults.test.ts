@@ -1,6 +1,6 @@
 import { ClusterUnavailableError, type ClusterMessage } from '@mcpx/core/stores';
 import { createClient } from 'redis';
-import { createRedisCluster, type RedisCluster } from '../src';
+import { createRedisCluster, nodeRedisConnection, type RedisCluster } from '../src';
 import { ThrowawayRedis, freePort, until } from './redis-kit';
 
 describe('RedisCluster faults', () => {
@@ -23,6 +23,33 @@ describe('RedisCluster faults', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(cluster.ready).toBe(false);
     await cluster.close();
+  });
+
+  it('counts a Redis that refuses writes while its topology changes as unavailable, not as a failed command', async () => {
+    const redis = new ThrowawayRedis(await freePort());
+    await redis.start();
+    const admin = createClient({ url: redis.url });
+    const connection = nodeRedisConnection(redis.url);
+    try {
+      await admin.connect();
+      await connection.connect();
+      // A primary that lost its replicas refuses writes (NOREPLICAS), as one does during a failover.
+      await admin.configSet('min-replicas-to-write', '1');
+      const refused = await connection.set('mcpx-test:k', 'v').catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(ClusterUnavailableError);
+      expect((refused as Error).message).toMatch(/^Redis is unavailable: NOREPLICAS/);
+      // Reads still work, and a reply that is the caller's own mistake stays what it is.
+      expect(await connection.get('mcpx-test:k')).toBeNull();
+      await admin.configSet('min-replicas-to-write', '0');
+      await connection.set('mcpx-test:k', 'v');
+      const wrongType = await connection.hget('mcpx-test:k', 'f').catch((err: unknown) => err);
+      expect(wrongType).not.toBeInstanceOf(ClusterUnavailableError);
+      expect((wrongType as Error).message).toMatch(/^WRONGTYPE/);
+    } finally {
+      connection.destroy();
+      admin.destroy();
+      await redis.kill();
+    }
   });
 
   describe('with a Redis that goes away and comes back', () => {

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createRedisCluster, type RedisCluster } from '../src';
 import { keySlot } from '../src/slot';
 import { until } from './redis-kit';
-import { command, keysOn, startTopology, type Topology } from './topology-kit';
+import { command, eventually, keysOn, startTopology, type Topology } from './topology-kit';
 
 jest.setTimeout(180_000);
 
@@ -28,19 +28,6 @@ const record = (id: string): SessionRecord => ({
   subscriptions: [],
 });
 const note = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: n } });
-
-/** Retries an operation that may meet the failover window (503-like ClusterUnavailableError) until it succeeds. */
-async function eventually<T>(what: string, operation: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await operation();
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${what} kept failing: ${(err as Error).message}`, { cause: err });
-      await new Promise((done) => setTimeout(done, 200));
-    }
-  }
-}
 
 describe.each(['cluster', 'sentinel'] as const)('on Redis %s', (kind) => {
   let topology: Topology;

@@ -54,9 +54,14 @@ export async function startTopology(kind: 'cluster' | 'sentinel', basePort: numb
       const [, port] = (await command(sentinelPort, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', 'mcpx'])) as [string, string];
       return [Number(port)];
     }
-    const nodes = String(await command(basePort, ['CLUSTER', 'NODES']))
-      .trim()
-      .split('\n');
+    // Asked of the first node that answers: the one on basePort may be the one killed.
+    let reply: unknown;
+    for (const port of ports) {
+      reply = await command(port, ['CLUSTER', 'NODES']).catch(() => undefined);
+      if (reply !== undefined) break;
+    }
+    if (reply === undefined) throw new Error('no node of the cluster answers');
+    const nodes = String(reply).trim().split('\n');
     return nodes.filter((line) => /\bmaster\b/.test(line) && !/\bfail\b/.test(line)).map((line) => Number(/:(\d+)@/.exec(line)![1]));
   };
   const alive = async (port: number) =>
@@ -94,6 +99,8 @@ export async function startTopology(kind: 'cluster' | 'sentinel', basePort: numb
             '',
             '--appendonly',
             'no',
+            '--repl-diskless-sync-delay',
+            '0',
             '--dir',
             dir,
             '--pidfile',
@@ -146,4 +153,17 @@ export async function keysOn(topology: Topology, prefix: string): Promise<string
     } while (cursor !== '0');
   }
   return found;
+}
+
+/** Retries an operation that may meet the failover window (503-like ClusterUnavailableError) until it succeeds. */
+export async function eventually<T>(what: string, operation: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await operation();
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${what} kept failing: ${(err as Error).message}`, { cause: err });
+      await new Promise((done) => setTimeout(done, 200));
+    }
+  }
 }

@@ -11,6 +11,8 @@ import type { Cluster, ClusterMessage } from '../cluster/cluster';
 const STANDALONE = '0';
 /** Every instance may raise the same list change (their registries change alike): one fan-out is enough. Raised within this window, it is the same change. */
 const LIST_CHANGE_WINDOW_MS = 250;
+/** Sessions written to at once by one fan-out (each costs an append to its stream): a fan-out to thousands goes in slices. */
+const FAN_OUT_SLICE = 256;
 
 /** What the engine lets the cluster reach on this instance. */
 export interface LocalInstance {
@@ -34,6 +36,14 @@ export type SessionEvent = { type: 'sessionClosed' | 'sessionChanged'; sessionId
  */
 export class ClusterLink {
   private readonly sessionListeners: ((event: SessionEvent) => void)[] = [];
+  /**
+   * Fan-outs running, by what they announce (`resources/updated` of one uri, one list_changed):
+   * the same news raised again meanwhile is one more run after the current one, with the latest
+   * contents. These notifications say "changed, read again", so one after the last change is all a
+   * subscriber needs; running one per change let a burst of writes, or a slow Redis, pile up
+   * thousands of appends in flight (one per session and change).
+   */
+  private readonly fanOuts = new Map<string, { again: boolean; contents?: string }>();
 
   constructor(
     readonly cluster: Cluster,
@@ -83,7 +93,7 @@ export class ClusterLink {
   /** resources/updated: to every session subscribed to `uri`, and to listen streams on every instance. */
   resourceUpdated(uri: string): void {
     this.local.subscriptions.resourceUpdated(uri);
-    void this.fanOut('resources/updated', async () => {
+    this.coalesced(`resources/updated ${uri}`, 'resources/updated', undefined, async () => {
       await this.cluster.bus.broadcast({ type: 'resourceUpdated', uri });
       const notification: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } };
       await this.appendToAll(await this.cluster.sessions.subscribers(uri), notification);
@@ -97,8 +107,8 @@ export class ClusterLink {
    */
   listChanged(method: string, contents?: string): void {
     this.local.subscriptions.listChanged(method);
-    void this.fanOut(method, async () => {
-      if (contents !== undefined && !(await this.cluster.claim(`list:${method}:${contents}`, LIST_CHANGE_WINDOW_MS))) return;
+    this.coalesced(method, method, contents, async (latest) => {
+      if (latest !== undefined && !(await this.cluster.claim(`list:${method}:${latest}`, LIST_CHANGE_WINDOW_MS))) return;
       await this.cluster.bus.broadcast({ type: 'listChanged', method });
       await this.appendToAll(await this.cluster.sessions.ids(), { jsonrpc: '2.0', method });
     });
@@ -125,7 +135,31 @@ export class ClusterLink {
   private async appendToAll(sessionIds: string[], message: JsonRpcNotification): Promise<void> {
     if (sessionIds.length === 0) return;
     const data = encodeMessage(message);
-    await Promise.all(sessionIds.map((id) => this.cluster.events.append(id, STANDALONE, message, data)));
+    for (let i = 0; i < sessionIds.length; i += FAN_OUT_SLICE) {
+      await Promise.all(sessionIds.slice(i, i + FAN_OUT_SLICE).map((id) => this.cluster.events.append(id, STANDALONE, message, data)));
+    }
+  }
+
+  /** Runs the fan-out `key` now, or once more after the one running (see `fanOuts`); `contents`: the latest wins; `what`: for the log. */
+  private coalesced(key: string, what: string, contents: string | undefined, run: (contents: string | undefined) => Promise<void>): void {
+    const running = this.fanOuts.get(key);
+    if (running) {
+      running.again = true;
+      running.contents = contents;
+      return;
+    }
+    const state = { again: false, contents };
+    this.fanOuts.set(key, state);
+    void (async () => {
+      try {
+        do {
+          state.again = false;
+          await this.fanOut(what, () => run(state.contents));
+        } while (state.again);
+      } finally {
+        this.fanOuts.delete(key);
+      }
+    })();
   }
 
   private async fanOut(what: string, run: () => Promise<void>): Promise<void> {

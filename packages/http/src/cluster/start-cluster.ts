@@ -1,23 +1,5 @@
 import type { Logger } from 'pino';
-import type { Cluster } from '@mcpx/core/stores';
-
-/** Where the instances' shared state lives in Redis (see @mcpx/redis). */
-export interface RedisSettings {
-  /** redis:// or rediss:// */
-  url: string;
-  /** Prefix of every key (default `mcpx:`): deployments and tests can share one Redis. */
-  prefix?: string;
-  /** How long an instance that stopped renewing its lease counts as alive (default 10 s). */
-  leaseMs?: number;
-}
-
-/** MCPX_REDIS_URL and MCPX_REDIS_PREFIX, when the first is set. */
-export function redisFromEnv(env: NodeJS.ProcessEnv = process.env): RedisSettings | undefined {
-  const url = env.MCPX_REDIS_URL?.trim();
-  if (!url) return undefined;
-  const prefix = env.MCPX_REDIS_PREFIX;
-  return prefix ? { url, prefix } : { url };
-}
+import type { Cluster, RedisSettings } from '@mcpx/core/stores';
 
 /**
  * Creates and starts the Redis-backed cluster. @mcpx/redis is an optional peer of @mcpx/http,
