@@ -1,3 +1,5 @@
+// First: whatever the modules below print while they load goes to stderr, not into the protocol stream.
+import '@mcpx/stdio/guard';
 import { serveStdio } from '@mcpx/stdio';
 import { NotesServer } from './notes-server';
 

@@ -1,5 +1,6 @@
 import type { McpEngine } from '@mcpx/core/transport';
-import { parse, pick, toPositiveMs } from './args';
+import { parse, pick, toLogLevel, toPositiveMs } from './args';
+import { ServerRequests, parseAnswer } from './call-answers';
 import { RpcFailure, type McpClient } from './client';
 import { CliError, oneLine } from './errors';
 import { CALL_HELP, PROMPT_HELP, READ_HELP } from './help';
@@ -9,6 +10,8 @@ const OPTIONS = {
   header: { type: 'string', multiple: true },
   server: { type: 'string' },
   timeout: { type: 'string' },
+  answer: { type: 'string', multiple: true },
+  'log-level': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -75,28 +78,31 @@ function argumentsOf(command: Command, text: string | undefined): Record<string,
   return value as Record<string, unknown>;
 }
 
-async function clientFor(target: string, values: Record<string, unknown>, timeoutMs: number): Promise<{ client: McpClient; local: boolean }> {
+async function clientFor(target: string, values: Record<string, unknown>, timeoutMs: number, requests: ServerRequests): Promise<{ client: McpClient; local: boolean }> {
   const url = urlOf(target);
   const headers = (values.header as string[] | undefined) ?? [];
   if (url) {
     if (values.server !== undefined) throw new CliError('--server picks a class in an entry file; a URL serves one server');
     const { HttpClient } = await import('./client-http');
-    return { client: new HttpClient(url, headersOf(headers), timeoutMs), local: false };
+    if (values['log-level'] !== undefined) throw new CliError('--log-level applies to entry files: a URL is a server that logs where it runs');
+    return { client: new HttpClient(url, headersOf(headers), timeoutMs, requests), local: false };
   }
   if (headers.length > 0) throw new CliError('--header applies to URLs: an entry file is run in this process, over no HTTP');
   // Loaded only now: a usage error never pays for the framework.
   const { createEngine } = await import('@mcpx/core');
   const { definitionFailure, loadServer } = await import('./load-entry');
   const { LocalClient } = await import('./client-local');
-  const { default: pino } = await import('pino');
-  const { instance } = await loadServer(target, values.server as string | undefined);
+  const { createLogger } = await import('./logger');
+  // The server's own log lines on stderr, so a failure shows its cause ('tool failed' and the error), not only the message the client got.
+  const level = toLogLevel(pick(values['log-level'] as string | undefined, 'log-level', ['MCPX_LOG_LEVEL'], process.env)) ?? 'warn';
+  const { name, instance } = await loadServer(target, values.server as string | undefined);
   let engine: McpEngine;
   try {
-    engine = createEngine(instance, { logger: pino({ level: 'silent' }) });
+    engine = createEngine(instance, { logger: createLogger({ name, level, stream: 'stderr' }) });
   } catch (err) {
     throw definitionFailure(err) ?? err;
   }
-  return { client: new LocalClient(engine, timeoutMs), local: true };
+  return { client: new LocalClient(engine, timeoutMs, requests), local: true };
 }
 
 /** The entry's own console output goes to stderr while it runs: stdout is for the result. */
@@ -125,7 +131,10 @@ async function run(command: Command, argv: string[]): Promise<number> {
   const timeoutMs = toPositiveMs(pick(values.timeout, 'timeout', [], {})) ?? DEFAULT_TIMEOUT_MS;
   const params = command === 'read' ? { uri: name } : { name, ...(args ? { arguments: args } : {}) };
 
-  const { client, local } = await clientFor(target, values, timeoutMs);
+  const answers = ((values.answer as string[] | undefined) ?? []).map(parseAnswer);
+  // A form is asked on a terminal when no --answer is left; piped, the server is told there is no one to ask.
+  const requests = new ServerRequests(answers, Boolean(process.stdin.isTTY && process.stderr.isTTY));
+  const { client, local } = await clientFor(target, values, timeoutMs, requests);
   const restore = local ? stdoutToStderr() : () => {};
   let result: Record<string, unknown>;
   try {

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@mcpx/core/errors';
+import type { ServerRequests } from './call-answers';
 import { CliError } from './errors';
 import { PROTOCOL_VERSION, clientInfo, resultOf, type McpClient } from './client';
 
@@ -38,12 +38,13 @@ export class HttpClient implements McpClient {
     private readonly url: URL,
     private readonly headers: Record<string, string>,
     private readonly timeoutMs: number,
+    private readonly requests: ServerRequests,
   ) {
     this.timer = setTimeout(() => this.abort.abort(), timeoutMs);
   }
 
   async connect(): Promise<void> {
-    const result = await this.request('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: clientInfo() });
+    const result = await this.request('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: this.requests.capabilities(), clientInfo: clientInfo() });
     this.protocolVersion = typeof result.protocolVersion === 'string' ? result.protocolVersion : PROTOCOL_VERSION;
     const res = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await res.body?.cancel();
@@ -137,7 +138,7 @@ export class HttpClient implements McpClient {
 
   /**
    * Reads SSE events until the reply to `id`. Requests from the server on the way are answered
-   * (ping) or refused (this client offers no capabilities). A stream closed early is resumed.
+   * as ServerRequests says (ping, forms). A stream closed early is resumed.
    */
   private async fromStream(first: Response, id: number): Promise<Message | undefined> {
     let res = first;
@@ -164,7 +165,7 @@ export class HttpClient implements McpClient {
   }
 
   private async answer(request: Message): Promise<void> {
-    const reply = request.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: `mcpx call does not handle ${String(request.method)}` } };
+    const reply = await this.requests.answer(request);
     const res = await this.post({ jsonrpc: '2.0', id: request.id, ...reply });
     await res.body?.cancel();
   }

@@ -2,6 +2,7 @@ import { type Session } from '@mcpx/core';
 import { ErrorCode } from '@mcpx/core/errors';
 import { parseMessage, type JsonRpcMessage, type McpEngine } from '@mcpx/core/transport';
 import { CliError } from './errors';
+import type { ServerRequests } from './call-answers';
 import { PROTOCOL_VERSION, clientInfo, resultOf, type McpClient } from './client';
 
 type Reply = { id?: unknown; result?: Record<string, unknown>; error?: { code?: unknown; message?: unknown } };
@@ -18,12 +19,13 @@ export class LocalClient implements McpClient {
   constructor(
     engine: McpEngine,
     private readonly timeoutMs: number,
+    private readonly requests: ServerRequests,
   ) {
     this.session = engine.createSession({ send: (message) => this.deliver(message) });
   }
 
   async connect(): Promise<void> {
-    await this.request('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: clientInfo() });
+    await this.request('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: this.requests.capabilities(), clientInfo: clientInfo() });
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
@@ -54,10 +56,13 @@ export class LocalClient implements McpClient {
       resolve?.(parsed);
       return;
     }
-    // The server asks something: this client offers no capabilities, and answers ping.
+    // The server asks something (ping, a form to fill): answered as ServerRequests says.
     if (parsed.id !== undefined) {
-      const reply = parsed.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: `mcpx call does not handle ${String(parsed.method)}` } };
-      this.send({ jsonrpc: '2.0', id: parsed.id, ...reply });
+      const id = parsed.id;
+      void this.requests.answer(parsed as Record<string, unknown>).then(
+        (reply) => this.send({ jsonrpc: '2.0', id, ...reply }),
+        (err: unknown) => this.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: String(err) } }),
+      );
     }
   }
 }

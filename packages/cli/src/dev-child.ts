@@ -3,7 +3,7 @@
  * compiler and the dependencies the last good run loaded, then waits. On the supervisor's
  * `start` it runs `mcpx serve`, so a reload only pays for the user's own code.
  */
-import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { oneLine } from './errors';
 import type { FromChild, ToChild } from './dev-messages';
 
@@ -36,6 +36,8 @@ function transpileOnly(entry: string): void {
 }
 
 function warm(message: Extract<ToChild, { type: 'warm' }>): void {
+  // The framework the project has, before anything loads it (project-modules.ts).
+  (require('./project-modules') as typeof import('./project-modules')).useProjectModules(dirname(resolve(message.entry)));
   for (const id of ['./main', './serve', './load-entry', './logger', 'pino', '@mcpx/core', message.stdio ? '@mcpx/stdio' : '@mcpx/http']) tryRequire(id);
   if (process.stdout.isTTY) tryRequire('pino-pretty');
   if (/\.[cm]?tsx?$/.test(message.entry)) transpileOnly(message.entry);

@@ -16,6 +16,7 @@ Usage:
   mcpx read <entry|url> <uri>           read a resource once and print it
   mcpx prompt <entry|url> <name> [json] get a prompt and print its messages
   mcpx init <dir> [--name <n>]          scaffold a project that builds and passes its own test
+  mcpx manifest [entry] [--check]       write the registry's server.json and package.json mcpName
 
   <entry> is a compiled .js module, or a .ts one (loaded through ts-node), that exports a
   class decorated with @Server (or an instance of one, or a default export). <url> is the
@@ -149,6 +150,11 @@ const CALL_OPTIONS = `Options:
                       --header 'Authorization: Bearer <token>'
   --server <Name>     which server class, when the entry exports several
   --timeout <ms>      give up waiting for the answer after this (default 60000)
+  --answer <json>     fills a form the server asks for (elicitation): the content as a JSON
+                      object, or decline, or cancel; repeat it for several, in order. Without
+                      one, the form is asked on a terminal; piped, the server is told there is
+                      no one to ask
+  --log-level <l>     what an <entry> logs, on stderr (default warn: a failure's cause shows) MCPX_LOG_LEVEL
   -h, --help          show this help
 
 <entry> is loaded in this process (.ts through ts-node), as mcpx serve would load it; <url> is
@@ -198,4 +204,34 @@ Exit codes: 0 ok; 1 the server could not be reached; 2 bad arguments or a JSON-R
 Examples:
   mcpx prompt dist/server.js summarize '{"noteId":"1"}'
   mcpx prompt http://127.0.0.1:3000/mcp summarize '{"noteId":"1","style":"detailed"}' --json
+`;
+
+export const MANIFEST_HELP = `Usage: mcpx manifest [entry] [options]
+
+Writes server.json, the MCP registry's description of the server (schema 2025-12-11), from
+package.json and the server <entry> exports (default: package.json "main"), checks it against the
+registry's schema, and sets package.json "mcpName" to its name: the registry's proof that the npm
+package is this server's. Run it in the package folder, after building.
+
+  name         --name, else package.json "mcpx.name" or "mcpName", else io.github.<owner>/<package
+               name without scope> from a GitHub "repository"
+  description  @Server({ description }), else package.json's, within the registry's 100 characters
+  packages     the npm package with its stdio transport (unless private or without "bin"), and the
+               environment variables package.json "mcpx.env" declares:
+               { "API_KEY": { "description": "...", "required": true, "secret": true } }
+  remotes      a Streamable HTTP deployment: --url, else package.json "mcpx.url"
+  _meta        the server's tools, prompts and resource templates (publisher-provided metadata)
+
+Options:
+  --server <name>   which exported server, when the entry exports several
+  --name <name>     the registry name, e.g. io.github.acme/notes
+  --url <url>       the public MCP endpoint of a deployment, e.g. https://notes.acme.dev/mcp
+  --out <file>      where to write (default server.json)
+  --check           write nothing; exit 1 naming what differs when server.json or mcpName are not
+                    what the code makes now (for CI)
+
+Then publish with the registry's mcp-publisher: mcp-publisher login github && mcp-publisher publish
+(see docs/publishing.md).
+
+Exit codes: 0 ok; 1 out of date (--check) or cannot write; 2 bad arguments or definition error.
 `;

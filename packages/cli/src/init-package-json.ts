@@ -13,6 +13,8 @@ export const TOOLCHAIN = {
   '@types/node': '^20.19.43',
   jest: '^30.5.2',
   'ts-jest': '^29.4.15',
+  // `npm run dev` loads src/*.ts through it (mcpx dev).
+  'ts-node': '^10.9.2',
   typescript: '~5.9.3',
 } as const;
 
@@ -56,7 +58,8 @@ export function scaffoldVersions(): ScaffoldVersions {
     },
     // Colour on a terminal only; production images install without optional dependencies.
     optionalDependencies: { 'pino-pretty': rangeOf(cli, 'pino-pretty') },
-    devDependencies: { '@mcpx/testing': mcpx, ...TOOLCHAIN },
+    // The mcpx command: `npm run manifest` writes the registry's server.json with it.
+    devDependencies: { '@mcpx/testing': mcpx, mcpx, ...TOOLCHAIN },
   };
 }
 
@@ -83,6 +86,8 @@ export function packageJson(name: string, versions: ScaffoldVersions = scaffoldV
       start: 'npm run build --silent && node dist/main.js',
       'start:stdio': 'npm run build --silent && node dist/main-stdio.js',
       prepack: 'npm run build',
+      dev: 'mcpx dev src/server.ts',
+      manifest: 'npm run build --silent && mcpx manifest',
     },
     dependencies: versions.dependencies,
     optionalDependencies: versions.optionalDependencies,

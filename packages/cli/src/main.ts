@@ -3,6 +3,9 @@ import { MAIN_HELP, version } from './help';
 
 // Commands load on demand: help, version and usage errors answer without loading the framework.
 
+/** The commands that load a server's entry file. */
+const ENTRY_COMMANDS = new Set(['serve', 'dev', 'list', 'call', 'read', 'prompt', 'manifest']);
+
 /**
  * Runs the CLI. Resolves to an exit code, or 'serving' when a server is running (the process then
  * lives until a signal or the end of stdin). Errors are one line on stderr, never a stack trace.
@@ -10,6 +13,11 @@ import { MAIN_HELP, version } from './help';
 export async function main(argv: string[]): Promise<number | 'serving'> {
   const [command, ...rest] = argv;
   try {
+    // Before a command loads the framework: it must be the project's own copy (project-modules.ts).
+    if (command !== undefined && ENTRY_COMMANDS.has(command)) {
+      const { projectDirOf, useProjectModules } = await import('./project-modules');
+      useProjectModules(projectDirOf(rest));
+    }
     switch (command) {
       case undefined:
         process.stderr.write(MAIN_HELP);
@@ -36,11 +44,15 @@ export async function main(argv: string[]): Promise<number | 'serving'> {
         return await (await import('./call')).runRead(rest);
       case 'prompt':
         return await (await import('./call')).runPrompt(rest);
+      case 'manifest':
+        return await (await import('./manifest')).runManifest(rest);
       case 'init':
         return await (await import('./init')).runInit(rest);
       default:
         throw new CliError(
-          command.startsWith('-') ? `unknown option ${command} (see mcpx --help)` : `unknown command ${command}: expected serve, dev, list, call, read, prompt or init (see mcpx --help)`,
+          command.startsWith('-')
+            ? `unknown option ${command} (see mcpx --help)`
+            : `unknown command ${command}: expected serve, dev, list, call, read, prompt, init or manifest (see mcpx --help)`,
           2,
           { code: 'MCPX_CLI_OPTION_UNKNOWN' },
         );

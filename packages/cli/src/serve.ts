@@ -185,6 +185,9 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     process.stdout.write(SERVE_HELP);
     return 0;
   }
+  // Over stdio, stdout is the protocol's from here on: what the entry's modules print while they
+  // load (a console.log at the top level, a banner) goes to stderr.
+  if (settings.stdio) (await import('@mcpx/stdio')).guardStdout();
   // Loaded only now: a usage error never pays for the framework.
   const { createEngine } = await import('@mcpx/core');
   const { getServerOptions } = await import('@mcpx/core/registry');

@@ -51,7 +51,58 @@ const TARGETS: { target: string; at: () => string }[] = [
   { target: 'an entry', at: () => EXAMPLE_JS },
   { target: 'a URL', at: () => server.url },
 ];
-const mcpx = (args: string[]) => runAsync(args, { MCPX_DATA_DIR: join(dataDir, 'entry') });
+const mcpx = (args: string[], env: Record<string, string> = {}) => runAsync(args, { MCPX_DATA_DIR: join(dataDir, 'entry'), ...env });
+
+describe("mcpx call of an entry: the server's log", () => {
+  it.concurrent("an isError result exits 1 with its text on stderr, after the server's own log line saying why", async () => {
+    const r = await mcpx(['call', EXAMPLE_JS, 'append', '{"id":"999","line":"more"}']);
+    expect(r).toMatchObject({ status: 1, stdout: '' });
+    const [logLine, ...rest] = r.stderr.split('\n');
+    expect(JSON.parse(logLine!)).toMatchObject({ level: 40, msg: 'tool failed', tool: 'append', err: { message: 'No note 999', stack: expect.stringContaining('NotesServer.append') } });
+    expect(rest.join('\n')).toBe('No note 999\n');
+  });
+
+  it.concurrent('--log-level (or MCPX_LOG_LEVEL) sets what the server logs: silent leaves the result alone', async () => {
+    expect(await mcpx(['call', EXAMPLE_JS, 'append', '{"id":"999","line":"more"}', '--log-level', 'silent'])).toEqual({ status: 1, stdout: '', stderr: 'No note 999\n' });
+    expect(await mcpx(['call', EXAMPLE_JS, 'append', '{"id":"999","line":"more"}'], { MCPX_LOG_LEVEL: 'error' })).toEqual({ status: 1, stdout: '', stderr: 'No note 999\n' });
+    const noisy = await mcpx(['call', EXAMPLE_JS, 'search', '{"query":"milk"}', '--log-level', 'debug']);
+    expect(noisy.status).toBe(0);
+    expect(
+      noisy.stderr
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => (JSON.parse(line) as { level: number }).level >= 20),
+    ).toBe(true);
+    expect(noisy.stderr).toContain('"level":20');
+  });
+
+  it.concurrent('--answer fills the forms the tool asks, in order: accept with content, or decline', async () => {
+    const own = { MCPX_DATA_DIR: join(dataDir, 'answers') };
+    expect(await mcpx(['call', EXAMPLE_JS, 'delete', '{"id":"3"}', '--answer', 'decline', '--log-level', 'silent'], own)).toEqual({
+      status: 0,
+      stdout: 'Kept note 3: the deletion was not confirmed.\n',
+      stderr: '',
+    });
+    expect(await mcpx(['call', EXAMPLE_JS, 'delete', '{"id":"3"}', '--answer', '{"confirm":true}', '--log-level', 'silent'], own)).toEqual({
+      status: 0,
+      stdout: 'Deleted note 3.\n',
+      stderr: '',
+    });
+  });
+
+  it.concurrent('without --answer and without a terminal, it says it cannot ask: the tool is told so by the server', async () => {
+    const r = await mcpx(['call', EXAMPLE_JS, 'delete', '{"id":"1"}', '--log-level', 'silent']);
+    expect(r).toEqual({ status: 1, stdout: '', stderr: expect.stringMatching(/^Kept note 1: this client cannot show the confirmation form/) });
+  });
+
+  it.concurrent('refuses an --answer that is not a JSON object, decline or cancel', async () => {
+    expectOneLine(await mcpx(['call', EXAMPLE_JS, 'delete', '{"id":"1"}', '--answer', 'yes']), 2, /^mcpx: --answer must be a JSON object \(the form's content\), or decline or cancel/);
+  });
+
+  it.concurrent('--log-level is refused for a URL: that server logs where it runs', async () => {
+    expectOneLine(await mcpx(['call', server.url, 'search', '{}', '--log-level', 'debug']), 2, /^mcpx: --log-level applies to entry files/);
+  });
+});
 
 describe.each(TARGETS)('mcpx call, read and prompt against $target', ({ at }) => {
   it.concurrent('call prints structured content as indented JSON', async () => {
@@ -76,7 +127,7 @@ describe.each(TARGETS)('mcpx call, read and prompt against $target', ({ at }) =>
   });
 
   it.concurrent('an isError result exits 1 with its text on stderr', async () => {
-    const r = await mcpx(['call', at(), 'append', '{"id":"999","line":"more"}']);
+    const r = await mcpx(['call', at(), 'append', '{"id":"999","line":"more"}', ...(at() === EXAMPLE_JS ? ['--log-level', 'silent'] : [])]);
     expect(r).toEqual({ status: 1, stdout: '', stderr: 'No note 999\n' });
   });
 

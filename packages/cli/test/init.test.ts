@@ -111,7 +111,7 @@ describe('mcpx init: the scaffolded project', () => {
     const cliDeps = JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8')).dependencies;
     const rootDev = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
     expect(pkg.name).toBe('@acme/hello-mcp');
-    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'start:stdio']));
+    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'start:stdio', 'dev', 'manifest']));
     expect(pkg.dependencies).toEqual({
       '@mcpx/core': version('core'),
       '@mcpx/http': version('http'),
@@ -124,10 +124,12 @@ describe('mcpx init: the scaffolded project', () => {
     expect(pkg.optionalDependencies).toEqual({ 'pino-pretty': cliDeps['pino-pretty'] });
     expect(pkg.devDependencies).toEqual({
       '@mcpx/testing': version('testing'),
+      mcpx: version('mcpx'),
       '@types/jest': rootDev['@types/jest'],
       '@types/node': rootDev['@types/node'],
       jest: rootDev.jest,
       'ts-jest': rootDev['ts-jest'],
+      'ts-node': rootDev['ts-node'],
       typescript: rootDev.typescript,
     });
     const tsconfig = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8')).compilerOptions;
@@ -182,7 +184,7 @@ describe('mcpx init: the scaffolded project', () => {
     expect(readFileSync(join(dir, 'dist/main-stdio.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
 
     const tests = await run([jestBin, '--rootDir', dir, '--ci'], dir);
-    expect(tests.output).toMatch(/Tests:\s+4 passed, 4 total/);
+    expect(tests.output).toMatch(/Tests:\s+8 passed, 8 total/);
     expect(tests.code).toBe(0);
   }, 60_000);
 
@@ -280,6 +282,23 @@ describe('mcpx init: the scaffolded project', () => {
     } finally {
       ci.child.kill('SIGKILL');
     }
+  });
+
+  it('writes its registry server.json with mcpx manifest once it names its GitHub repository', async () => {
+    const packagePath = join(dir, 'package.json');
+    const pkg = JSON.parse(readFileSync(packagePath, 'utf8'));
+    writeFileSync(packagePath, `${JSON.stringify({ ...pkg, repository: 'github:acme/hello-mcp' }, null, 2)}\n`);
+    const manifest = await run([join(root, 'packages/cli/dist/bin.js'), 'manifest'], dir);
+    expect(manifest.output).toBe(`wrote ${join(dir, 'server.json')} (io.github.acme/hello-mcp 0.1.0), and mcpName in ${packagePath}\n`);
+    const serverJson = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8'));
+    expect(serverJson).toMatchObject({
+      name: 'io.github.acme/hello-mcp',
+      version: '0.1.0',
+      packages: [{ registryType: 'npm', identifier: '@acme/hello-mcp', version: '0.1.0', transport: { type: 'stdio' } }],
+      repository: { url: 'https://github.com/acme/hello-mcp', source: 'github' },
+    });
+    expect(JSON.parse(readFileSync(packagePath, 'utf8')).mcpName).toBe('io.github.acme/hello-mcp');
+    expect((await run([join(root, 'packages/cli/dist/bin.js'), 'manifest', '--check'], dir)).code).toBe(0);
   });
 });
 

@@ -119,6 +119,18 @@ describe('mcpx serve --stdio', () => {
     expect(await exited).toBe(0);
   });
 
+  it('keeps stdout for the protocol from the start: what the entry prints while it loads goes to stderr', async () => {
+    const { client, stderr } = await stdioClient([join(FIXTURES, 'noisy-load.js')]);
+    const errors: Error[] = [];
+    client.onerror = (err) => errors.push(err);
+    expect(await client.callTool({ name: 'ping', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+    await client.close();
+    expect(stderr()).toContain('noisy-load: module loading');
+    expect(stderr()).toContain('noisy-load: banner written to stdout');
+    expect(stderr()).toContain('noisy-load: inside the handler');
+    expect(errors).toEqual([]);
+  });
+
   it('--server picks one of several exported server classes', async () => {
     const { client } = await stdioClient([join(FIXTURES, 'two-servers.js'), '--server', 'BetaServer']);
     expect(client.getServerVersion()).toMatchObject({ name: 'beta', version: '2.0.0' });

@@ -8,6 +8,8 @@
  * Dockerfile's stages are followed without Docker, and fresh CommonJS and ESM projects install the
  * packages and use them. npm runs with its own userconfig and cache under a temp folder.
  */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -154,7 +156,9 @@ describe('the published route', () => {
   });
 
   it('npm install takes everything from the registry; nothing points back into this repository', async () => {
-    await ok('npm', ['install'], demo);
+    const install = await ok('npm', ['install'], demo);
+    // Nothing in the tree asks for a newer Node than the README promises (this runs on Node 20).
+    expect(`${install.stdout}${install.stderr}`).not.toContain('EBADENGINE');
     const lock = JSON.parse(readFileSync(join(demo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; link?: boolean }> };
     const installed = Object.entries(lock.packages).filter(([path]) => path !== '');
     expect(installed.length).toBeGreaterThan(100);
@@ -175,7 +179,23 @@ describe('the published route', () => {
 
   it('npm test passes', async () => {
     const tests = await ok('npm', ['test'], demo);
-    expect(`${tests.stdout}${tests.stderr}`).toMatch(/Tests:\s+4 passed, 4 total/);
+    expect(`${tests.stdout}${tests.stderr}`).toMatch(/Tests:\s+8 passed, 8 total/);
+  });
+
+  it("npm run manifest writes the registry's server.json with the project's own mcpx, and sets mcpName", async () => {
+    await ok('npm', ['run', 'manifest', '--', '--name', 'io.github.demo-owner/demo'], demo);
+    const serverJson = JSON.parse(readFileSync(join(demo, 'server.json'), 'utf8')) as Record<string, unknown>;
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'packages/cli/schemas/server.schema.json'), 'utf8')) as object);
+    expect(validate(serverJson) ? [] : validate.errors).toEqual([]);
+    expect(serverJson).toMatchObject({
+      name: 'io.github.demo-owner/demo',
+      version: '0.1.0',
+      packages: [{ registryType: 'npm', registryBaseUrl: 'https://registry.npmjs.org', identifier: 'demo', version: '0.1.0', transport: { type: 'stdio' } }],
+    });
+    expect(JSON.parse(readFileSync(join(demo, 'package.json'), 'utf8')).mcpName).toBe('io.github.demo-owner/demo');
+    expect((await ok('npx', ['mcpx', 'manifest', '--check', '--name', 'io.github.demo-owner/demo'], demo)).stdout).toContain('are up to date');
   });
 
   it('npm start serves HTTP on PORT; the SDK client calls the tool; Ctrl-C stops it cleanly', async () => {
@@ -210,6 +230,8 @@ describe('the published route', () => {
 
   it('the scaffold publishes, and npx -y demo runs its bin over stdio', async () => {
     await ok('npm', ['publish'], demo);
+    // What the MCP registry reads to check ownership: mcpName in the published version's metadata.
+    expect((await ok('npm', ['view', 'demo@0.1.0', 'mcpName'], work)).stdout.trim()).toBe('io.github.demo-owner/demo');
     const elsewhere = join(work, 'elsewhere');
     mkdirSync(elsewhere);
     const transport = new StdioClientTransport({ command: 'npx', args: ['-y', 'demo'], cwd: elsewhere, env: env as Record<string, string>, stderr: 'pipe' });

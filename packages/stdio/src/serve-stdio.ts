@@ -7,6 +7,7 @@ import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';
 import { ProgressGap } from './progress-gap';
 import { ProgressChannel } from './progress-channel';
 import { ENGINE_OPTION_KEYS, checkOptions, envFlag, optionKeys, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
+import { redirectStdout } from './guard-stdout';
 
 export interface StdioOptions extends EngineOptions {
   /** Defaults to process.stdin. */
@@ -70,33 +71,6 @@ export interface StdioServer {
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-/** Marks a process.stdout.write replaced by serveStdio, and keeps the one it replaced. */
-const REAL_WRITE = Symbol('mcpx.stdio.realStdoutWrite');
-type StdoutWrite = typeof process.stdout.write & { [REAL_WRITE]?: typeof process.stdout.write };
-
-/** Points process.stdout.write at stderr; returns stdout's own write and how to undo it. */
-function redirectStdout(): { realWrite: typeof process.stdout.write; restore: () => void } {
-  const stdout = process.stdout;
-  const hadOwn = Object.prototype.hasOwnProperty.call(stdout, 'write');
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back, and called with its receiver
-  const previous = stdout.write as StdoutWrite;
-  const realWrite = previous[REAL_WRITE] ?? previous;
-  const toStderr = function (this: unknown, ...args: unknown[]) {
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its receiver
-    return Reflect.apply(process.stderr.write, process.stderr, args) as boolean;
-  } as StdoutWrite;
-  toStderr[REAL_WRITE] = realWrite;
-  stdout.write = toStderr;
-  return {
-    realWrite,
-    restore: () => {
-      if (stdout.write !== toStderr) return; // replaced again since: leave that alone
-      if (hadOwn) stdout.write = previous;
-      else delete (stdout as { write?: unknown }).write;
-    },
-  };
-}
 
 /** A request whose progress the client may be waiting for. */
 function hasProgressToken(parsed: ParsedMessage): boolean {

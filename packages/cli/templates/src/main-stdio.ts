@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: whatever the modules below print while they load goes to stderr, not into the protocol stream.
+import '@mcpx/stdio/guard';
 import { serveStdio } from '@mcpx/stdio';
 import { createLogger } from './logger';
 import { AppServer } from './server';
