@@ -88,6 +88,10 @@ Observability (see docs/observability.md):
   --metrics-port <n>       serve /metrics on this port instead (turns     MCPX_METRICS_PORT
                            --metrics on)
 
+Discovery (HTTP only; see docs/transports.md):
+  --server-card            experimental: the MCP server card, public, at  MCPX_SERVER_CARD
+                           <path>/server-card and /.well-known/mcp/server-card.json
+
 Boolean env vars take 1/0, true/false, yes/no. Logs are pino JSON when stdout is not a
 terminal or CI is set, coloured lines on a terminal. SIGTERM/SIGINT stop cleanly (exit 0).
 

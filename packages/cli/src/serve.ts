@@ -29,6 +29,7 @@ const SERVE_OPTIONS = {
   otel: { type: 'boolean' },
   metrics: { type: 'boolean' },
   'metrics-port': { type: 'string' },
+  'server-card': { type: 'boolean' },
   ...OPENAPI_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -48,6 +49,7 @@ const HTTP_ONLY = [
   ...AUTH_FLAGS,
   ...REDIS_FLAGS,
   ...METRICS_FLAGS,
+  'server-card',
 ] as const;
 /** The SDK's exporters that print to stdout: over stdio that is the protocol's stream. */
 const EXPORTER_VARS = ['OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER'] as const;
@@ -71,7 +73,7 @@ export interface ServeSettings {
   logLevel: LogLevel;
   /** --otel / MCPX_OTEL: the OpenTelemetry SDK, exporting over OTLP as the OTEL_* variables say (HTTP and stdio). */
   otel: boolean;
-  http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs' | 'metrics'>;
+  http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs' | 'metrics' | 'serverCard'>;
   auth?: AuthSettings;
   redis?: RedisSettings;
 }
@@ -160,6 +162,8 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
     cors: corsSettings(pick(values['cors-origin'], 'cors-origin', ['MCPX_CORS_ORIGINS'], env)),
     sessionIdleTimeoutMs: toPositiveMs(pick(values['session-idle-timeout'], 'session-idle-timeout', ['MCPX_SESSION_IDLE_TIMEOUT'], env)),
     metrics: metricsSettings(values, env),
+    // --server-card / MCPX_SERVER_CARD: the experimental MCP server card (docs/transports.md).
+    serverCard: toBool(pick(values['server-card'], 'server-card', ['MCPX_SERVER_CARD'], env)),
   };
   for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];
   const auth = authSettings(values, env);

@@ -10,3 +10,4 @@ export { jwtVerifier, introspectionVerifier, principalFromClaims, InvalidTokenEr
 export { metadataUrlOf, type AuthOptions } from './auth/options';
 export { registerProtectedResourceMetadata } from './auth/metadata';
 export { resolveCors, normalizeOrigin, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_METHODS, type CorsOptions, type ResolvedCorsOptions } from './cors';
+export { SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA_URL, SERVER_CARD_WELL_KNOWN_PATH, type ServerCardOptions, type ServerCardRepository } from './server-card';

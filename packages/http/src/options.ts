@@ -1,5 +1,6 @@
 import type { AuthOptions } from './auth/options';
 import { resolveCors, type CorsOptions, type ResolvedCorsOptions } from './cors';
+import type { ServerCardOptions } from './server-card';
 import type { EngineOptions } from '@mcpx/core';
 import type { Clock, EventStore, RedisSettings } from '@mcpx/core/stores';
 import { ENGINE_OPTION_KEYS, optionKeys } from '@mcpx/core/transport';
@@ -84,6 +85,12 @@ export interface McpHttpOptions extends EngineOptions {
    * when this is not given.
    */
   metrics?: boolean | MetricsOptions;
+  /**
+   * Experimental: serves the MCP server card (a draft extension, SEP-2127) at `<path>/server-card`
+   * and, at the app's root, /.well-known/mcp/server-card.json (default off): the server's name,
+   * version, title, description and public URL, for any visitor, without a token (docs/transports.md).
+   */
+  serverCard?: boolean | ServerCardOptions;
 }
 
 /** Every key of McpHttpOptions, the engine's included: listen() and the plugin add their own. */
@@ -112,6 +119,7 @@ export const HTTP_OPTION_KEYS = optionKeys<McpHttpOptions>()(
   'redis',
   'otel',
   'metrics',
+  'serverCard',
 );
 
 /** Where and how GET /metrics is served. */

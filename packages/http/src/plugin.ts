@@ -19,6 +19,7 @@ import { startRedisCluster } from './cluster/start-cluster';
 import { startOtelFor, type OtelHandle } from '@mcpx/core/transport';
 import { serveMetrics, type MetricsEndpoint } from './telemetry/metrics-endpoint';
 import { refusalCounter } from './telemetry/refusals';
+import { isServerCardRoute, resolveServerCard, serveServerCard, type ResolvedServerCard } from './server-card';
 
 export interface McpPluginOptions extends McpHttpOptions {
   /** What to serve: a decorated object, several composed into one server, or an engine. */
@@ -72,9 +73,12 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   const startsCluster = !cluster && options.redis !== undefined && !(server instanceof McpEngine && server.cluster);
   if (startsCluster) cluster = await startRedisCluster(options.redis!, logger);
   const engine = createEngine(server, { ...options, logger, cluster });
+  let card: ResolvedServerCard | undefined;
   // requestState is sealed with the cluster's shared key (unless one is set): read it before serving.
   try {
     await engine.modern.keyReady;
+    // The server card is checked before anything is served: one that cannot be made stops the start.
+    card = resolveServerCard(options.serverCard, engine.serverInfo, options.auth);
   } catch (err) {
     if (startsCluster) await cluster!.close();
     throw err;
@@ -156,7 +160,8 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
 
   // Origin and Host come first, before anything else is read (DNS-rebinding protection).
   const refusedSite = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    const refused = checkOrigin(request, policy) ?? checkHost(request, policy);
+    // The server card is for any page to read (CORS *): the Origin check does not apply to it.
+    const refused = (isServerCardRoute(request) ? undefined : checkOrigin(request, policy)) ?? checkHost(request, policy);
     if (!refused) return false;
     request.log.warn({ origin: request.headers.origin, host: request.headers.host }, refused);
     sendHttpError(reply, 403, refused);
@@ -188,7 +193,7 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
     // CORS comes next: preflights from its origins are answered here, and its headers go on every
     // other answer below, refusals included (a page must read a 401's WWW-Authenticate). Its
     // catch-all OPTIONS route (other paths under the prefix) gets no CORS: those keep their 404.
-    await registerCors(app, options.cors, (request) => !request.routeOptions.url?.endsWith('*'));
+    await registerCors(app, options.cors, (request) => !request.routeOptions.url?.endsWith('*') && !isServerCardRoute(request));
     app.addHook('onRequest', (request, reply, done) => {
       if (!refusedVersion(request, reply)) done();
     });
@@ -241,6 +246,8 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   );
 
   if (options.healthRoutes) registerHealthRoutes(app, handle);
+  // Outside the auth hook (no `config.mcp`), with CORS headers of its own.
+  if (card) serveServerCard(app, card, { path: options.path, fullPath: `${app.prefix}${options.path}`, wellKnown: app.prefix === '', policy, logger: engine.logger });
 
   if (options.metrics) {
     try {
