@@ -17,6 +17,8 @@ Usage:
   mcpx prompt <entry|url> <name> [json] get a prompt and print its messages
   mcpx init <dir> [--name <n>]          scaffold a project that builds and passes its own test
   mcpx manifest [entry] [--check]       write the registry's server.json and package.json mcpName
+  mcpx install [entry|pkg] --client <c> add the server to a client's config (Claude, Cursor, VS Code...)
+  mcpx uninstall <name> --client <c>    remove it from that config again
 
   <entry> is a compiled .js module, or a .ts one (loaded through ts-node), that exports a
   class decorated with @Server (or an instance of one, or a default export). <url> is the
@@ -238,4 +240,53 @@ Then publish with the registry's mcp-publisher: mcp-publisher login github && mc
 (see docs/publishing.md).
 
 Exit codes: 0 ok; 1 out of date (--check) or cannot write; 2 bad arguments or definition error.
+`;
+
+export const INSTALL_HELP = `Usage: mcpx install [entry|package] --client <client> [options]
+       mcpx install [entry|package] --print [--client <client>] [options]
+       mcpx uninstall <name> --client <client> [--workspace]
+
+Adds one MCP server to a client application's configuration file, leaving its other servers and
+settings byte for byte as they were; uninstall takes it out again. What the client runs:
+  <package>    an npm package name (an existing path wins): npx -y <package>
+  <entry>      a built .js entry file: node <its absolute path>
+  (nothing)    the package in the current folder: node <its "bin", else its "main">
+  --url <url>  a running Streamable HTTP server, in the client's HTTP shape
+
+Clients (the user's file; with --workspace, the project's file in the current folder):
+  claude-desktop  claude_desktop_config.json in Claude's app folder (stdio only: HTTP servers are
+                  custom connectors, added in the app)
+  claude-code     ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json)  --workspace: .mcp.json
+  cursor          ~/.cursor/mcp.json                                 --workspace: .cursor/mcp.json
+  vscode          mcp.json in VS Code's User folder ("servers")     --workspace: .vscode/mcp.json
+  windsurf        ~/.codeium/windsurf/mcp_config.json
+  gemini-cli      ~/.gemini/settings.json                            --workspace: .gemini/settings.json
+  App folders: ~/Library/Application Support (macOS), %APPDATA% (Windows), $XDG_CONFIG_HOME or
+  ~/.config (Linux).
+
+Options:
+  --client <client>   the client whose file to change (above)
+  --name <name>       the server's name there: letters, digits, - _ . (default: the package name
+                      without scope, the entry file's name, or the first label of the URL's host)
+  --url <url>         install an HTTP server at this URL instead of one the client starts
+  --env KEY=VALUE     set a variable in the started server's environment (repeatable)
+  --workspace         the project's file instead of the user's
+  --force             replace an entry of the same name that says something else
+  --print             write nothing: print the entry as JSON to paste, in --client's shape or,
+                      without --client, the common "mcpServers" shape
+  -h, --help          show this help
+
+A changed file is first copied to <file>.bak (replacing an older backup), then replaced at once
+(written beside it and renamed). A file that is not valid JSON is refused and left as it is.
+Restart the client (or reload its MCP servers) to pick the change up.
+
+Exit codes: 0 ok (also when the same entry is already there); 1 the file cannot be read or
+written, the name is taken (without --force), or uninstall finds no such entry; 2 bad arguments.
+
+Examples:
+  mcpx install @acme/notes-mcp --client claude-desktop --env NOTES_TOKEN=secret
+  mcpx install dist/main-stdio.js --client cursor --workspace
+  mcpx install --url https://notes.acme.dev/mcp --client vscode --name notes
+  mcpx install @acme/notes-mcp --print
+  mcpx uninstall notes-mcp --client claude-desktop
 `;

@@ -48,11 +48,15 @@ export async function main(argv: string[]): Promise<number | 'serving'> {
         return await (await import('./manifest')).runManifest(rest);
       case 'init':
         return await (await import('./init')).runInit(rest);
+      case 'install':
+        return await (await import('./install')).runInstall(rest);
+      case 'uninstall':
+        return await (await import('./install')).runUninstall(rest);
       default:
         throw new CliError(
           command.startsWith('-')
             ? `unknown option ${command} (see mcpx --help)`
-            : `unknown command ${command}: expected serve, dev, list, call, read, prompt, init or manifest (see mcpx --help)`,
+            : `unknown command ${command}: expected serve, dev, list, call, read, prompt, init or manifest, or install or uninstall to set up a client (see mcpx --help)`,
           2,
           { code: 'MCPX_CLI_OPTION_UNKNOWN' },
         );
