@@ -6,6 +6,7 @@ import { TeamServer } from '../../../docs/examples/tools-input';
 import { WeatherServer } from '../../../docs/examples/tools-output-class';
 import { CalcServer } from '../../../docs/examples/tools-raw-schema';
 import { FilesServer } from '../../../docs/examples/tools-errors';
+import { MaskedNotes } from '../../../docs/examples/errors-masking';
 import { InventoryServer, serverLimits } from '../../../docs/examples/tools-limits';
 import { NotesResources } from '../../../docs/examples/resources';
 import { PluginServer } from '../../../docs/examples/resources-live-registry';
@@ -137,6 +138,26 @@ describe('docs examples, run', () => {
     expect(await client.callTool('remove', { path: 'nope' })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Cannot delete nope: no such file' }] });
     expect((await rpcErrorOf(client.callTool('fetch', { path: 'x' }))).code).toBe(-32602);
     client.close();
+  });
+
+  it('errors-masking: maskErrors hides a driver error from the client, keeps it in the log, and tells a ToolError as it is', async () => {
+    const { memoryLogger } = await import('@mcpx/testing');
+    const log = memoryLogger('warn');
+    const client = await connect(new MaskedNotes(), { logger: log.logger, maskErrors: true });
+    const masked = await client.callTool('get_note', { id: 'broken' });
+    expect(masked).toEqual({ isError: true, content: [{ type: 'text', text: `Tool "get_note" failed with an unexpected error; the server's log has the details` }] });
+    expect(JSON.stringify(masked)).not.toContain('10.0.4.12');
+    const line = log.lines.find((l) => l.msg === 'tool failed');
+    expect(line).toMatchObject({ tool: 'get_note', err: { message: 'connect ECONNREFUSED 10.0.4.12:5432 (notes_prod)' } });
+    expect(line!.err.stack).toContain('errors-masking');
+    expect(await client.callTool('get_note', { id: 'nope' })).toEqual({ isError: true, content: [{ type: 'text', text: 'No note has id "nope"; search_notes lists them' }] });
+    expect((await client.callTool('get_note', { id: 'welcome' })).content).toEqual([{ type: 'text', text: 'Hello' }]);
+    expect((await client.callTool('get_note', { id: 7 })).isError).toBe(true);
+    client.close();
+
+    const unmasked = await connect(new MaskedNotes(), quietOptions());
+    expect((await unmasked.callTool('get_note', { id: 'broken' })).content).toEqual([{ type: 'text', text: 'connect ECONNREFUSED 10.0.4.12:5432 (notes_prod)' }]);
+    unmasked.close();
   });
 
   it('resources: reads, templates, completion and subscriptions', async () => {

@@ -53,6 +53,8 @@ Options:                                              env
                            origins, or * (default off; also allowed Origins)
   --session-idle-timeout <ms>  end idle sessions after this (default 30 min) MCPX_SESSION_IDLE_TIMEOUT
   --log-level <level>      fatal|error|warn|info|debug|trace|silent       MCPX_LOG_LEVEL
+  --mask-errors            an unexpected tool error reaches the client as MCPX_MASK_ERRORS
+                           a generic message (ToolError's stay); the log has it all
   -h, --help               show this help
 
 OAuth 2.1 resource server (HTTP; every MCP request then needs a bearer JWT):

@@ -19,6 +19,7 @@ const SERVE_OPTIONS = {
   'allowed-hosts': { type: 'string' },
   'cors-origin': { type: 'string' },
   'log-level': { type: 'string' },
+  'mask-errors': { type: 'boolean' },
   'session-idle-timeout': { type: 'string' },
   'auth-jwks-url': { type: 'string' },
   'auth-issuer': { type: 'string' },
@@ -71,6 +72,8 @@ export interface ServeSettings {
   stdio: boolean;
   server?: string;
   logLevel: LogLevel;
+  /** --mask-errors / MCPX_MASK_ERRORS: unexpected tool errors reach clients as a generic message (undefined: the engine reads the variable). */
+  maskErrors?: boolean;
   /** --otel / MCPX_OTEL: the OpenTelemetry SDK, exporting over OTLP as the OTEL_* variables say (HTTP and stdio). */
   otel: boolean;
   http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs' | 'metrics' | 'serverCard'>;
@@ -147,9 +150,11 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   if (server !== undefined && !server.trim()) throw new CliError('--server needs a class name');
   const logLevel = toLogLevel(pick(values['log-level'], 'log-level', ['MCPX_LOG_LEVEL'], env)) ?? 'info';
   const otel = toBool(pick(values.otel, 'otel', ['MCPX_OTEL'], env)) ?? false;
+  const maskErrors = toBool(pick(values['mask-errors'], 'mask-errors', ['MCPX_MASK_ERRORS'], env));
+  const common = { entry, stdio, server, logLevel, otel, ...(maskErrors !== undefined ? { maskErrors } : {}), ...(openapi ? { openapi } : {}) };
   if (stdio) {
     if (otel) checkStdoutExporters(env);
-    return { entry, stdio, server, logLevel, otel, http: {}, ...(openapi ? { openapi } : {}) };
+    return { ...common, http: {} };
   }
   const http: ServeSettings['http'] = {
     port: toPort(pick(values.port, 'port', ['MCPX_PORT', 'PORT'], env)) ?? 3000,
@@ -168,7 +173,7 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   for (const key of Object.keys(http) as (keyof typeof http)[]) if (http[key] === undefined) delete http[key];
   const auth = authSettings(values, env);
   const redis = redisSettings(values, env);
-  return { entry, stdio, server, logLevel, otel, http, ...(openapi ? { openapi } : {}), ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
+  return { ...common, http, ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
 }
 
 /** Redis could not be reached (or @mcpx/redis is missing): not a listen error, whatever its code. */
@@ -209,7 +214,7 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
   if (settings.stdio) {
     let engine: McpEngine;
     try {
-      engine = createEngine(instance, { logger });
+      engine = createEngine(instance, { logger, ...(settings.maskErrors !== undefined ? { maskErrors: settings.maskErrors } : {}) });
     } catch (err) {
       throw definitionFailure(err) ?? err;
     }
@@ -233,6 +238,7 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
       metrics: settings.http.metrics ?? false,
       otel: settings.otel,
       logger,
+      ...(settings.maskErrors !== undefined ? { maskErrors: settings.maskErrors } : {}),
       ...(auth ? { auth } : {}),
       ...(settings.redis ? { redis: settings.redis } : {}),
     });

@@ -21,6 +21,7 @@ export const MCPX_ERROR_CODES = Object.freeze({
   MCPX_CLIENT_REQUEST: 'The client answered a request with an error, or not in time (`rpcCode` holds its JSON-RPC code).',
   MCPX_INPUT_REQUIRED: 'A handler asks the client for input and ends this round (thrown on purpose: InputRequired).',
   MCPX_INPUT_PENDING: "A 2026-07-28 request waits on the client's answer to a question the handler asked.",
+  MCPX_TOOL_ERROR: 'A tool failed and says why in a message meant for the model (thrown on purpose: ToolError); `maskErrors` keeps it.',
   MCPX_CANCELLED: 'The client cancelled the request, or its session or stream ended.',
   // Request state, tasks and shared state
   MCPX_REQUEST_STATE: 'A requestState presented on a retry was altered, expired, or issued for another request or principal.',

@@ -42,6 +42,7 @@ export { InputRequired } from './protocol/input-required';
 
 // Results: content helpers and the shapes handlers return
 export { text, image, audio, embeddedResource, resourceLink, toolError, userMessage, assistantMessage } from './content/helpers';
+export { ToolError } from './content/tool-error';
 export type {
   CallToolResult,
   ContentBlock,

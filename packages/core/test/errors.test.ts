@@ -4,6 +4,7 @@ import * as core from '../src';
 import * as transport from '../src/transport';
 import {
   CancelledError,
+  ToolError,
   ClientCapabilityError,
   ClientRequestError,
   ClientUnreachableError,
@@ -44,6 +45,7 @@ const LOCAL: Record<string, () => McpxError> = {
   InputRequired: () => new InputRequired({ state: 1 }),
   InputPending: () => new InputPending(),
   CancelledError: () => new CancelledError('user'),
+  ToolError: () => new ToolError('The quota is spent'),
   RequestStateError: () => new RequestStateError('requestState has expired'),
   InvalidTaskCursorError: () => new InvalidTaskCursorError('Invalid cursor for tasks/list: "x"'),
   ClusterUnavailableError: () => new ClusterUnavailableError(),

@@ -1,5 +1,7 @@
 import type { CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents } from '../protocol/types';
 import { text } from './helpers';
+import { toJsonValue } from './json-value';
+import { ToolError } from './tool-error';
 
 /** Turns what handlers return into the spec's result shapes. */
 
@@ -9,20 +11,45 @@ export function isContentBlock(value: unknown): value is ContentBlock {
   return typeof value === 'object' && value !== null && BLOCK_TYPES.has((value as { type?: unknown }).type as string);
 }
 
-function toBlock(value: unknown): ContentBlock {
-  if (typeof value === 'string') return text(value);
+/** One value as a content block: a string or a Date as its text, a block as it is, anything else as its JSON. */
+function toBlock(value: unknown, path: string): ContentBlock {
+  switch (typeof value) {
+    case 'string':
+      return text(value);
+    case 'number':
+    case 'boolean':
+      return text(String(value));
+    case 'bigint':
+      return text(value.toString()); // text, so no precision is lost
+    case 'function':
+    case 'symbol':
+      throw new ToolError(`${path} is a ${typeof value}, which has no JSON form`);
+    case 'object':
+    case 'undefined':
+      break;
+  }
   if (isContentBlock(value)) return value;
-  return text(JSON.stringify(value) ?? String(value));
+  if (value instanceof Date) return text(Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString());
+  return text(JSON.stringify(toJsonValue(value, path)) ?? 'null');
 }
 
-/** A tool's return value: a string, a block, blocks, a full CallToolResult, or any JSON value as text. */
+/**
+ * A tool's return value: a string, a block, blocks, a full CallToolResult, or any value as its JSON
+ * text (a Map as an object, a Set as an array, a Date as its ISO string). A value with no JSON form
+ * throws a ToolError naming it.
+ */
 export function toCallToolResult(value: unknown): CallToolResult {
   if (value === undefined || value === null) return { content: [] };
   if (typeof value === 'string') return { content: [text(value)] };
-  if (Array.isArray(value)) return { content: value.map(toBlock) };
+  if (Array.isArray(value)) return { content: value.map((item, i) => toBlock(item, `result[${i}]`)) };
   if (isContentBlock(value)) return { content: [value] };
-  if (typeof value === 'object' && Array.isArray((value as CallToolResult).content)) return value as CallToolResult;
-  return { content: [toBlock(value)] };
+  if (typeof value === 'object' && Array.isArray((value as CallToolResult).content)) {
+    const result = value as CallToolResult;
+    if (result.structuredContent === undefined) return result;
+    const structuredContent = toJsonValue(result.structuredContent, 'structuredContent') as Record<string, unknown>;
+    return structuredContent === result.structuredContent ? result : { ...result, structuredContent };
+  }
+  return { content: [toBlock(value, 'result')] };
 }
 
 function isBinary(value: unknown): value is Uint8Array {
@@ -41,7 +68,7 @@ function toContents(value: unknown, uri: string, mimeType: string | undefined): 
     if (out.mimeType === undefined && mimeType) out.mimeType = mimeType;
     return out;
   }
-  return { uri, mimeType: mimeType ?? 'application/json', text: JSON.stringify(value) ?? 'null' };
+  return { uri, mimeType: mimeType ?? 'application/json', text: JSON.stringify(toJsonValue(value, 'contents')) ?? 'null' };
 }
 
 /** A resource read: a string (text), bytes (blob), contents objects, or a full ReadResourceResult. */
@@ -57,8 +84,8 @@ export function toReadResourceResult(value: unknown, uri: string, mimeType?: str
 function toMessage(value: unknown): PromptMessage {
   if (typeof value === 'string') return { role: 'user', content: text(value) };
   const m = value as { role?: unknown; content?: unknown };
-  if ((m.role === 'user' || m.role === 'assistant') && m.content !== undefined) return { role: m.role, content: toBlock(m.content) };
-  return { role: 'user', content: toBlock(value) };
+  if ((m.role === 'user' || m.role === 'assistant') && m.content !== undefined) return { role: m.role, content: toBlock(m.content, 'content') };
+  return { role: 'user', content: toBlock(value, 'message') };
 }
 
 /** A prompt: a string (one user message), messages, or a full GetPromptResult. */

@@ -21,6 +21,8 @@ export interface ServerServices {
   readonly instructions?: string;
   /** Server-wide argument limits, resolved. */
   readonly argumentLimits: ResolvedArgumentLimits;
+  /** Whether an unexpected tool error reaches the client as a generic message. */
+  readonly maskErrors: boolean;
   /** How much of each message's JSON a debug line carries. */
   readonly debugMessageBytes: number;
   /** Set when other instances share this server's sessions. */

@@ -31,4 +31,5 @@ export const ENGINE_OPTION_KEYS = optionKeys<EngineOptions>()(
   'includeTags',
   'excludeTags',
   'strictDefinitions',
+  'maskErrors',
 );

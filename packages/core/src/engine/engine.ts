@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal';
 import { randomUUID } from 'node:crypto';
+import { envFlag } from '../env-flag';
 import pino, { type LevelWithSilent, type Logger } from 'pino';
 import { implementationOf, type ServerOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
@@ -102,6 +103,13 @@ export interface EngineOptions extends ModernOptions {
    * work at all. Default: MCPX_STRICT_DEFINITIONS (`true` or `1`), else false (logged once as warnings).
    */
   strictDefinitions?: boolean;
+  /**
+   * Hides the message of an unexpected error thrown by a tool: the client reads a generic tool
+   * error, the log keeps the whole error. A `ToolError`, an `McpError`, a returned `toolError(…)`,
+   * invalid arguments and the client errors (`ClientCapabilityError`...) still say what they say.
+   * Default: MCPX_MASK_ERRORS (`true` or `1`), else false (docs/errors.md).
+   */
+  maskErrors?: boolean;
 }
 
 /**
@@ -111,6 +119,8 @@ export interface EngineOptions extends ModernOptions {
 export class McpEngine {
   readonly logger: Logger;
   readonly options: Required<Pick<EngineOptions, 'pageSize' | 'clientRequestTimeoutMs' | 'maxRequestsInFlight'>> & EngineOptions;
+  /** Whether an unexpected tool error reaches the client as a generic message (`maskErrors`). */
+  readonly maskErrors: boolean;
   /** Server-wide argument limits, resolved. */
   readonly argumentLimits: ResolvedArgumentLimits;
   /** The message budget, resolved; transports check it before parsing. */
@@ -158,6 +168,7 @@ export class McpEngine {
     if (options.clientLogLevel !== undefined && !isLoggingLevel(options.clientLogLevel)) {
       throw new RangeError(`clientLogLevel must be one of ${LOGGING_LEVELS.join(', ')}, got ${JSON.stringify(options.clientLogLevel)}`);
     }
+    this.maskErrors = options.maskErrors ?? envFlag(process.env.MCPX_MASK_ERRORS);
     this.argumentLimits = resolveArgumentLimits(options.argumentLimits);
     this.messageLimits = resolveMessageLimits(options.messageLimits);
     this.debugMessageBytes = positiveInteger(options.debugMessageBytes, 2048, 'debugMessageBytes');

@@ -1,10 +1,12 @@
 import { instanceToPlain } from 'class-transformer';
 import { ErrorCode, McpError } from '../protocol/errors';
+import { isMcpxError } from '../errors';
 import type { CallToolResult } from '../protocol/types';
 import type { ToolEntry } from '../registry/entry-types';
 import { formatIssues } from '../schema/class-validation';
 import { text } from '../content/helpers';
 import { toCallToolResult } from '../content/normalize';
+import { toJsonValue } from '../content/json-value';
 import type { RequestContext } from '../context/request-context';
 import { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from '../schema/argument-limits';
 import { InputNeeded } from '../protocol/input-required';
@@ -34,10 +36,31 @@ export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>
     // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log (and on the span).
     if (ctx.trace?.span && err instanceof Error) ctx.trace.span.recordException(err);
     ctx.host.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
-    const message = err instanceof Error ? err.message : String(err);
-    return { content: [text(message || 'The tool failed')], isError: true };
+    return { content: [text(failureMessage(err, entry, ctx))], isError: true };
   }
-  return entry.validateOutput ? structuredResult(entry, value, ctx) : toCallToolResult(value);
+  try {
+    return entry.validateOutput ? await structuredResult(entry, value, ctx) : toCallToolResult(value);
+  } catch (err) {
+    // A value with no JSON form (a Promise, binary data, a cycle, a huge BigInt): the tool's fault, told to the model.
+    if (!isMcpxError(err, 'MCPX_TOOL_ERROR')) throw err;
+    ctx.host.logger.error(
+      { tool: entry.definition.name, source: entry.source, requestId: ctx.requestId, reason: err.message },
+      `tool "${entry.definition.name}" returned a value with no JSON form`,
+    );
+    return { content: [text(`Tool "${entry.definition.name}" returned a value with no JSON form: ${err.message}`)], isError: true };
+  }
+}
+
+/** Errors whose message is written for the client: told as they are even with `maskErrors`. */
+const TOLD_AS_IS = new Set<string>(['MCPX_TOOL_ERROR', 'MCPX_CLIENT_CAPABILITY', 'MCPX_CLIENT_UNREACHABLE', 'MCPX_CLIENT_REQUEST']);
+
+/** What the model reads of a thrown error: its message, or with `maskErrors` a generic line unless the error is meant to be read. */
+function failureMessage(err: unknown, entry: ToolEntry, ctx: RequestContext): string {
+  if (ctx.engine.maskErrors && !(isMcpxError(err) && TOLD_AS_IS.has(err.code))) {
+    return `Tool "${entry.definition.name}" failed with an unexpected error; the server's log has the details`;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return message || 'The tool failed';
 }
 
 /** A tool's own limits over the server's, merged once per tool and server. */
@@ -63,6 +86,8 @@ async function structuredResult(entry: ToolEntry, value: unknown, ctx: RequestCo
     structured = isPlainJson(value) ? value : instanceToPlain(value);
     result = { content: [], structuredContent: structured as Record<string, unknown> };
   }
+  // A raw schema describes JSON; an output class is checked on the value (its Dates, Maps) and made JSON after.
+  if (entry.outputChecksJson) structured = toJsonValue(structured, 'structuredContent');
   const checked = await entry.validateOutput!(structured);
   if (!checked.ok || structured === null || typeof structured !== 'object' || Array.isArray(structured)) {
     const issues = checked.ok ? [{ path: '', message: 'structured content must be an object' }] : checked.issues;
@@ -75,7 +100,7 @@ async function structuredResult(entry: ToolEntry, value: unknown, ctx: RequestCo
   // A class output is checked on a copy without the properties it does not declare: send that copy,
   // so structuredContent matches the listed schema (additionalProperties: false) and leaks nothing else.
   const checkedValue = checked.value;
-  const sent = (isPlainJson(checkedValue) ? checkedValue : instanceToPlain(checkedValue)) as Record<string, unknown>;
+  const sent = toJsonValue(isPlainJson(checkedValue) ? checkedValue : instanceToPlain(checkedValue), 'structuredContent') as Record<string, unknown>;
   result = { ...result, structuredContent: sent };
   if (result.content.length === 0) result.content = [text(JSON.stringify(sent))];
   return result;

@@ -63,6 +63,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     handler: spec.handler,
     validateInput: input.validate,
     validateOutput: output?.validate,
+    ...(spec.outputSchema && !spec.output ? { outputChecksJson: true } : {}),
     limits: spec.limits,
     headerParameters: headers,
     source,

@@ -32,6 +32,8 @@ export interface ToolEntry extends ScopedEntry {
   readonly validateInput: Validator;
   /** Present when the tool declares an output schema. */
   readonly validateOutput?: Validator;
+  /** Set when that schema is a raw JSON Schema: it checks JSON, so the value is made JSON before it is checked. */
+  readonly outputChecksJson?: boolean;
   /** The tool's own argument limits, over the server's (`@Tool({ limits })`). */
   readonly limits?: ArgumentLimits;
   /** The arguments clients mirror into `Mcp-Param-*` headers (`x-mcp-header`), found when the tool was defined. */

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { ownWarnings, returnTypeWarning } from './return-type';
 import { declaredMiddleware, declaredRateLimits, getOwnDeclaredEntries, getServerOptions, type DeclaredEntry } from '../metadata/decorators';
 import { SERVER_OPTION_KEYS, type Completer, type ServerOptions } from '../metadata/options';
 import { checkOptions } from '../metadata/check-options';
@@ -97,6 +98,8 @@ export function scanObject(instance: object): ScannedEntries {
         const o = decl.options;
         const input = o.input ?? (o.inputSchema ? undefined : inputClassOf(owner, decl.method, source, 'tool'));
         if (input) checkInputClass(input, source, out.warnings);
+        const returned = returnTypeWarning(owner, decl.method, source);
+        if (returned) out.warnings.push(returned);
         out.tools.push(buildToolEntry({ ...o, name: o.name ?? decl.method, input, handler, source, middleware, rateLimit }));
         break;
       }
@@ -162,7 +165,7 @@ export function buildRegistry(instances: readonly object[], options: BuildRegist
     const scanned = scanObject(instance);
     for (const warning of scanned.warnings) {
       // The same input class behind several tools is one thing to fix: said once.
-      const what = warning.message.slice(warning.source.length);
+      const what = ownWarnings.has(warning) ? warning.message : warning.message.slice(warning.source.length);
       if (warned.has(what)) continue;
       warned.add(what);
       options.onWarning?.(warning);
