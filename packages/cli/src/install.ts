@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse, pick, toHttpUrl } from './args';
 import { CliError } from './errors';
 import { INSTALL_HELP } from './help';
 import { isValidPackageName } from './init';
 import { CLIENT_NAMES, clientOf, configFile, genericEntry, type Client, type ServerSpec, type Where } from './install-clients';
+import { declaredEnv, npmMcpx, withRequired, type EnvIo, type EnvSource } from './install-env';
 import { readText, withEntry, withoutEntry, writeText } from './install-file';
 
 const INSTALL_OPTIONS = {
@@ -30,37 +31,48 @@ const SERVER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENTRY_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
 
-/** The machine as the clients see it. */
-function here(): Where {
-  return { platform: process.platform, env: process.env, home: homedir(), cwd: process.cwd() };
+/** A built entry on this machine, and the package.json that declares its environment. */
+interface LocalEntry {
+  file: string;
+  name: string;
+  manifest?: string;
+}
+
+/** The machine as the clients see it, the terminal to ask on, and the registry to look packages up in. */
+export type Host = Where & EnvIo;
+
+function here(): Host {
+  return { platform: process.platform, env: process.env, home: homedir(), cwd: process.cwd(), input: process.stdin, output: process.stdout, lookup: npmMcpx };
 }
 
 /**
  * `mcpx install [ENTRY|PACKAGE] --client NAME`: puts one server into a client's configuration
  * file (or prints the entry with --print), leaving everything else in the file as it was.
  */
-export async function runInstall(argv: string[], where: Where = here()): Promise<number> {
+export async function runInstall(argv: string[], host: Host = here()): Promise<number> {
   const { values, positionals } = parse('install', argv, INSTALL_OPTIONS);
   if (values.help) {
     process.stdout.write(INSTALL_HELP);
     return 0;
   }
   if (positionals.length > 1) throw new CliError(`install takes one entry file or package, got ${positionals.length}: ${positionals.join(' ')}`);
-  const { spec, name } = serverOf(positionals[0], values, where);
+  const { spec: bare, name, source } = serverOf(positionals[0], values, host);
 
+  // The usage errors come first: nobody should type a secret for a command that then fails on a flag.
   if (values.print) {
     // Nothing is written: the flags that choose or guard a file would be silently ignored.
     for (const flag of ['workspace', 'force'] as const) if (values[flag]) throw new CliError(`--${flag} applies to writing a file, not to --print`);
     const client = values.client === undefined ? undefined : clientOf(values.client as string);
+    const spec = await withDeclaredEnv(bare, source, name, host);
     const entry = client ? client.entry(spec) : genericEntry(spec);
     process.stdout.write(`${JSON.stringify({ [client?.key ?? 'mcpServers']: { [name]: entry } }, null, 2)}\n`);
     return 0;
   }
 
   const client = requiredClient(values.client, 'install');
-  const file = configFile(client, where, values.workspace === true);
-  const entry = client.entry(spec);
+  const file = configFile(client, host, values.workspace === true);
   const before = readText(file);
+  const entry = client.entry(await withDeclaredEnv(bare, source, name, host));
   const { text, change } = withEntry(before ?? '', { key: client.key, name, entry, force: values.force === true, jsonc: client.jsonc, path: file });
   if (change === 'unchanged') {
     process.stdout.write(`"${name}" is already installed for ${client.title} in ${file}: nothing changed\n`);
@@ -101,8 +113,18 @@ function serverName(name: string, from: string): string {
   throw new CliError(`${from} must be 1 to 64 letters, digits, "-", "_" or ".", got "${name}"${from === '--name' ? '' : ' (choose one with --name)'}`);
 }
 
-/** The server to install and its name: from --url, a path, a package name, or the current package. */
-function serverOf(target: string | undefined, values: Record<string, string | boolean | string[] | undefined>, where: Where): { spec: ServerSpec; name: string } {
+/**
+ * A stdio server's environment: --env and the required variables its package.json declares (asked
+ * for on a terminal). A server at --url has its own environment: nothing to ask.
+ */
+async function withDeclaredEnv(spec: ServerSpec, source: EnvSource | undefined, name: string, host: Host): Promise<ServerSpec> {
+  if (spec.kind === 'http') return spec;
+  const env = await withRequired(spec.env, await declaredEnv(source, host, host.cwd), host, name);
+  return env ? { ...spec, env } : spec;
+}
+
+/** The server to install, its name, and where it declares its environment: from --url, a path, a package name, or the current package. */
+function serverOf(target: string | undefined, values: Record<string, string | boolean | string[] | undefined>, where: Where): { spec: ServerSpec; name: string; source?: EnvSource } {
   const env = envOf(values.env as string[] | undefined);
   const named = values.name as string | undefined;
   const url = toHttpUrl(pick(values.url as string | undefined, 'url', [], where.env));
@@ -112,10 +134,13 @@ function serverOf(target: string | undefined, values: Record<string, string | bo
     return { spec: { kind: 'http', url }, name: serverName(named ?? nameOfUrl(url), named ? '--name' : `the name taken from ${url}`) };
   }
   const local = target === undefined ? packageEntry(where.cwd) : localEntry(target, where.cwd);
-  if (local)
-    return { spec: { kind: 'stdio', command: 'node', args: [local.file], ...(env && { env }) }, name: serverName(named ?? local.name, named ? '--name' : `the name "${local.name}"`) };
+  if (local) {
+    const spec: ServerSpec = { kind: 'stdio', command: 'node', args: [local.file], ...(env && { env }) };
+    return { spec, name: serverName(named ?? local.name, named ? '--name' : `the name "${local.name}"`), source: local.manifest ? { kind: 'project', manifest: local.manifest } : undefined };
+  }
   const pkg = packageSpec(target!);
-  return { spec: { kind: 'stdio', command: 'npx', args: ['-y', target!], ...(env && { env }) }, name: serverName(named ?? pkg, named ? '--name' : `the name "${pkg}"`) };
+  const spec: ServerSpec = { kind: 'stdio', command: 'npx', args: ['-y', target!], ...(env && { env }) };
+  return { spec, name: serverName(named ?? pkg, named ? '--name' : `the name "${pkg}"`), source: { kind: 'published', spec: target! } };
 }
 
 /** A server's name from its URL's host (`notes.acme.dev` → `notes`); loopback and addresses need --name. */
@@ -130,13 +155,13 @@ function nameOfUrl(url: string): string {
  * folder), or a package folder (its bin or main). Undefined when nothing is there and the argument
  * may be a package name; a missing path that cannot be one is an error.
  */
-function localEntry(target: string, cwd: string): { file: string; name: string } | undefined {
+function localEntry(target: string, cwd: string): LocalEntry | undefined {
   const path = resolve(cwd, target);
   if (existsSync(path)) {
     if (statSync(path).isDirectory()) return packageEntry(path);
     if (extname(path) === '.ts') throw new CliError(`${target} is TypeScript: install the built entry (npm run build, then e.g. dist/main-stdio.js)`);
     if (!ENTRY_EXTENSIONS.has(extname(path))) throw new CliError(`${target} is not a JavaScript entry file (.js, .mjs or .cjs)`);
-    return { file: path, name: basename(path, extname(path)) };
+    return { file: path, name: basename(path, extname(path)), manifest: manifestAbove(dirname(path)) };
   }
   const pathLike = /^[.~/\\]/.test(target) || target.includes('\\') || /\.[cm]?[jt]s$/.test(target) || (target.includes('/') && !target.startsWith('@'));
   if (pathLike) throw new CliError(`cannot find entry file ${target}`);
@@ -154,8 +179,16 @@ function packageSpec(target: string): string {
   return name.replace(/^@[^/]+\//, '');
 }
 
+/** The nearest package.json at or above `dir`: the project an entry file was built from. */
+function manifestAbove(dir: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, 'package.json'))) return join(at, 'package.json');
+    if (dirname(at) === at) return undefined;
+  }
+}
+
 /** The package in `dir`: its stdio entry (bin, else main) as built, named after the package. */
-function packageEntry(dir: string): { file: string; name: string } {
+function packageEntry(dir: string): LocalEntry {
   const manifest = join(dir, 'package.json');
   if (!existsSync(manifest)) {
     throw new CliError(
@@ -173,7 +206,7 @@ function packageEntry(dir: string): { file: string; name: string } {
   if (!file) throw new CliError(`${manifest} has neither "bin" nor "main": give the built entry file, e.g. mcpx install dist/main-stdio.js`);
   const path = resolve(dir, file);
   if (!existsSync(path)) throw new CliError(`${path} (from ${manifest}) does not exist: build the package first (npm run build)`);
-  return { file: path, name: name ?? basename(path, extname(path)) };
+  return { file: path, name: name ?? basename(path, extname(path)), manifest };
 }
 
 /** The bin to start: the only one, or the one named after the package. */

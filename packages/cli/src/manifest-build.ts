@@ -19,6 +19,16 @@ export interface EnvDeclaration {
   format?: (typeof ENV_FORMATS)[number];
 }
 
+/** A declared variable as server.json lists it (the registry's KeyValueInput); `mcpx install` asks for the required ones. */
+export interface EnvVariable {
+  name: string;
+  description: string;
+  isRequired?: boolean;
+  isSecret?: boolean;
+  format?: EnvDeclaration['format'];
+  default?: string;
+}
+
 /** The parts of package.json the manifest is made from. */
 export interface PackageJson {
   name?: string;
@@ -168,7 +178,7 @@ function npmPackage(pkg: PackageJson, version: string, environmentVariables: obj
 }
 
 /** package.json's `mcpx.env`, checked, as the registry's KeyValueInput list (sorted by name: a stable file). */
-function envVariables(env: Record<string, EnvDeclaration> | undefined): object[] | undefined {
+export function envVariables(env: Record<string, EnvDeclaration> | undefined): EnvVariable[] | undefined {
   if (env === undefined) return undefined;
   if (typeof env !== 'object' || env === null || Array.isArray(env))
     throw new CliError('package.json "mcpx.env" must be an object: { "NAME": { "description": "...", "required": true, "secret": true } }');

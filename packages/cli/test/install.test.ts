@@ -5,10 +5,10 @@
  * produce, are checked on the client table itself; the text edits' corner cases on install-file's
  * functions.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { CLIENTS, CLIENT_NAMES, configFile, type ClientName, type Where } from '../src/install-clients';
 import { withEntry, withoutEntry } from '../src/install-file';
 import { BIN, cleanEnv } from './cli';
@@ -26,8 +26,23 @@ interface Sandbox {
   home: string;
   xdg: string;
   project: string;
+  /** The environment mcpx runs in. */
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
   mcpx(args: string[], options?: { cwd?: string; env?: Record<string, string> }): { status: number | null; stdout: string; stderr: string };
+  /** The arguments of each `npm` mcpx ran. */
+  npmCalls(): string[];
 }
+
+/**
+ * The npm on the sandbox's PATH, standing in for the registry: it prints $FAKE_NPM_VIEW (by default
+ * nothing, which is what `npm view` prints for a package without an "mcpx" field) and exits with
+ * $FAKE_NPM_EXIT, logging its arguments.
+ */
+const FAKE_NPM = `#!/bin/sh
+printf '%s\\n' "$*" >> "$(dirname "$0")/calls"
+printf '%s' "$FAKE_NPM_VIEW"
+exit "\${FAKE_NPM_EXIT:-0}"
+`;
 
 /** A fresh home, XDG config folder and project folder; the variables that move client files are cleared. */
 function sandbox(): Sandbox {
@@ -36,17 +51,23 @@ function sandbox(): Sandbox {
   const home = join(root, 'home');
   const xdg = join(root, 'xdg');
   const project = join(root, 'project');
+  const bin = join(root, 'bin');
   mkdirSync(home);
   mkdirSync(project);
-  const base = { HOME: home, XDG_CONFIG_HOME: xdg, CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '', APPDATA: '' };
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'npm'), FAKE_NPM, { mode: 0o755 });
+  const base = { HOME: home, XDG_CONFIG_HOME: xdg, CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '', APPDATA: '', PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` };
+  const env = (extra: Record<string, string> = {}) => cleanEnv({ ...base, ...extra });
   return {
     home,
     xdg,
     project,
+    env,
     mcpx: (args, options = {}) => {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env: cleanEnv({ ...base, ...options.env }), encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env: env(options.env), encoding: 'utf8', timeout: 30_000 });
       return { status: r.status, stdout: r.stdout, stderr: r.stderr };
     },
+    npmCalls: () => (existsSync(join(bin, 'calls')) ? readFileSync(join(bin, 'calls'), 'utf8').trimEnd().split('\n') : []),
   };
 }
 
@@ -347,6 +368,86 @@ describe('mcpx install: what to install and its name', () => {
     const r = s.mcpx(['uninstall', 'notes', '--client', 'gemini-cli']);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(`mcpx: "notes" is not installed for Gemini CLI: ${USER_FILE['gemini-cli'](s)} does not exist\n`);
+  });
+});
+
+describe('mcpx install: the variables a server declares required', () => {
+  const TOKEN = { description: 'API token of the notes service', required: true, secret: true };
+  const REGION = { description: 'Region', default: 'eu' };
+
+  it("looks a published package's declaration up with npm view; without a terminal, writes the entry and names what is missing", () => {
+    const s = sandbox();
+    const r = s.mcpx(['install', '@acme/notes-mcp', '--client', 'cursor'], { env: { FAKE_NPM_VIEW: JSON.stringify({ env: { NOTES_TOKEN: TOKEN, NOTES_REGION: REGION } }) } });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('mcpx: "notes-mcp" requires NOTES_TOKEN, left out of the entry (no terminal to ask on): give it with --env NOTES_TOKEN=...\n');
+    expect(readFileSync(USER_FILE.cursor(s), 'utf8')).toBe(fresh('cursor', 'notes-mcp', stdio('cursor', 'npx', ['-y', '@acme/notes-mcp'])));
+    expect(s.npmCalls()).toEqual(['view --json -- @acme/notes-mcp mcpx']);
+
+    // Given with --env: nothing to say.
+    const given = s.mcpx(['install', '@acme/notes-mcp', '--client', 'cursor', '--force', '--env', 'NOTES_TOKEN=t'], {
+      env: { FAKE_NPM_VIEW: JSON.stringify({ env: { NOTES_TOKEN: TOKEN } }) },
+    });
+    expect(given.stderr).toBe('');
+    expect(readFileSync(USER_FILE.cursor(s), 'utf8')).toBe(fresh('cursor', 'notes-mcp', stdio('cursor', 'npx', ['-y', '@acme/notes-mcp'], { NOTES_TOKEN: 't' })));
+  });
+
+  it('takes the newest of the versions a range matches', () => {
+    const s = sandbox();
+    const versions = [{ env: { OLD_TOKEN: TOKEN } }, { env: { NEW_TOKEN: TOKEN } }];
+    const r = s.mcpx(['install', 'notes-mcp@^1', '--client', 'cursor'], { env: { FAKE_NPM_VIEW: JSON.stringify(versions) } });
+    expect(r.stderr).toContain('"notes-mcp" requires NEW_TOKEN,');
+    expect(s.npmCalls()).toEqual(['view --json -- notes-mcp@^1 mcpx']);
+  });
+
+  it('installs anyway when the package cannot be looked up, and says so in one line', () => {
+    const s = sandbox();
+    const npmError = { error: { code: 'E404', summary: 'Not Found - GET https://registry.npmjs.org/nope', detail: 'more' } };
+    const r = s.mcpx(['install', 'nope', '--client', 'cursor'], { env: { FAKE_NPM_VIEW: JSON.stringify(npmError), FAKE_NPM_EXIT: '1' } });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(
+      'mcpx: cannot look up the environment variables nope declares (npm view: E404 Not Found - GET https://registry.npmjs.org/nope): none asked for; give any it needs with --env KEY=VALUE\n',
+    );
+    expect(readFileSync(USER_FILE.cursor(s), 'utf8')).toBe(fresh('cursor', 'nope', stdio('cursor', 'npx', ['-y', 'nope'])));
+  });
+
+  it("reads a local server's declaration from its package.json, and asks npm nothing", () => {
+    const s = sandbox();
+    write(join(s.project, 'package.json'), JSON.stringify({ name: 'notes', bin: 'dist/main.js', mcpx: { env: { NOTES_TOKEN: TOKEN } } }));
+    write(join(s.project, 'dist', 'main.js'), '');
+    const r = s.mcpx(['install', 'dist/main.js', '--client', 'cursor', '--print']);
+    expect(r.stderr).toBe('mcpx: "main" requires NOTES_TOKEN, left out of the entry (no terminal to ask on): give it with --env NOTES_TOKEN=...\n');
+    expect(s.npmCalls()).toEqual([]);
+  });
+
+  // script(1) runs mcpx on a pseudo-terminal: the real stdin in raw mode, typed into once each prompt shows.
+  const script = process.platform === 'linux' && spawnSync('script', ['--version']).status === 0;
+  (script ? it : it.skip)('asks on a real terminal, the secret without echo', async () => {
+    const s = sandbox();
+    write(
+      join(s.project, 'package.json'),
+      JSON.stringify({ name: 'notes', bin: 'dist/main.js', mcpx: { env: { NOTES_TOKEN: TOKEN, NOTES_URL: { description: 'Where', required: true } } } }),
+    );
+    write(join(s.project, 'dist', 'main.js'), '');
+    const command = `'${process.execPath}' '${BIN}' install --client cursor; echo "exit $?"`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: s.project, env: s.env() });
+    const answers: [string, string][] = [
+      ['NOTES_TOKEN (API token of the notes service) [hidden]: ', 's3cret-pty\r'],
+      ['NOTES_URL (Where): ', 'https://n.example\r'],
+    ];
+    let shown = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+      if (answers[0] && shown.includes(answers[0][0])) child.stdin.write(answers.shift()![1]);
+    });
+    const stuck = setTimeout(() => child.kill(), 15_000); // a prompt that never came: fail, not hang
+    await new Promise((resolve) => child.once('close', resolve));
+    clearTimeout(stuck);
+    expect(shown).toContain('exit 0');
+    expect(shown).toContain('https://n.example');
+    expect(shown).not.toContain('s3cret');
+    expect(JSON.parse(readFileSync(USER_FILE.cursor(s), 'utf8'))).toEqual({
+      mcpServers: { notes: { command: 'node', args: [join(s.project, 'dist', 'main.js')], env: { NOTES_TOKEN: 's3cret-pty', NOTES_URL: 'https://n.example' } } },
+    });
   });
 });
 
