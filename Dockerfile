@@ -14,6 +14,7 @@ COPY packages/http/package.json packages/http/
 COPY packages/redis/package.json packages/redis/
 COPY packages/otel/package.json packages/otel/
 COPY packages/openapi/package.json packages/openapi/
+COPY packages/proxy/package.json packages/proxy/
 COPY packages/testing/package.json packages/testing/
 COPY packages/cli/package.json packages/cli/
 COPY packages/mcpx/package.json packages/mcpx/
@@ -37,6 +38,7 @@ COPY packages/http/package.json packages/http/
 COPY packages/redis/package.json packages/redis/
 COPY packages/otel/package.json packages/otel/
 COPY packages/openapi/package.json packages/openapi/
+COPY packages/proxy/package.json packages/proxy/
 COPY packages/testing/package.json packages/testing/
 COPY packages/cli/package.json packages/cli/
 COPY packages/mcpx/package.json packages/mcpx/
@@ -51,6 +53,7 @@ COPY --from=build /app/packages/http/dist packages/http/dist
 COPY --from=build /app/packages/redis/dist packages/redis/dist
 COPY --from=build /app/packages/otel/dist packages/otel/dist
 COPY --from=build /app/packages/openapi/dist packages/openapi/dist
+COPY --from=build /app/packages/proxy/dist packages/proxy/dist
 COPY --from=build /app/packages/cli/dist packages/cli/dist
 COPY --from=build /app/packages/cli/templates packages/cli/templates
 COPY --from=build /app/apps/example/dist apps/example/dist

@@ -11,7 +11,7 @@ const config: Config = {
   moduleNameMapper: {
     '^@mcpx/core/(transport|errors)$': '<rootDir>/packages/core/src/$1',
     '^@mcpx/core/(protocol|schema|registry|context|stores|telemetry)$': '<rootDir>/packages/core/src/exports/$1',
-    '^@mcpx/(core|stdio|http|testing|cli|redis|otel|openapi)$': '<rootDir>/packages/$1/src',
+    '^@mcpx/(core|stdio|http|testing|cli|redis|otel|openapi|proxy)$': '<rootDir>/packages/$1/src',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   testTimeout: 20000,

@@ -7,6 +7,7 @@ import { WeatherServer } from '../../../docs/examples/tools-output-class';
 import { CalcServer } from '../../../docs/examples/tools-raw-schema';
 import { FilesServer } from '../../../docs/examples/tools-errors';
 import { MaskedNotes } from '../../../docs/examples/errors-masking';
+import { TeamGateway, upstreams as gatewayUpstreams } from '../../../docs/examples/composition-gateway';
 import { InventoryServer, serverLimits } from '../../../docs/examples/tools-limits';
 import { NotesResources } from '../../../docs/examples/resources';
 import { PluginServer } from '../../../docs/examples/resources-live-registry';
@@ -158,6 +159,33 @@ describe('docs examples, run', () => {
     const unmasked = await connect(new MaskedNotes(), quietOptions());
     expect((await unmasked.callTool('get_note', { id: 'broken' })).content).toEqual([{ type: 'text', text: 'connect ECONNREFUSED 10.0.4.12:5432 (notes_prod)' }]);
     unmasked.close();
+  });
+
+  it('composition-gateway: its own tool and an upstream of the sdk, namespaced; an upstream that cannot start is left down', async () => {
+    const fixture = join(root, 'packages/proxy/test/fixtures/sdk1-stdio-server.js');
+    // The docs upstream is the SDK fixture; tickets points at a closed loopback port (no test reaches the internet).
+    const tickets = { ...gatewayUpstreams.mcpServers.tickets, url: 'http://127.0.0.1:1/mcp' };
+    const config = { mcpServers: { docs: { command: process.execPath, args: [fixture] }, tickets } };
+    const before = process.env.TICKETS_TOKEN;
+    process.env.TICKETS_TOKEN = 't-1';
+    const server = new TeamGateway(config);
+    const client = await connect(server, quietOptions());
+    try {
+      await server.gateway.ready();
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['on_call', 'docs_add', 'docs_count']));
+      expect((await client.callTool('docs_add', { a: 1, b: 2 })).content).toEqual([{ type: 'text', text: '3' }]);
+      // The tickets upstream cannot be reached: it is down, the rest serves.
+      expect(server.gateway.upstreams.map((u) => [u.config.key, u.state])).toEqual([
+        ['docs', 'up'],
+        ['tickets', 'down'],
+      ]);
+    } finally {
+      client.close();
+      await server.gateway.close();
+      if (before === undefined) delete process.env.TICKETS_TOKEN;
+      else process.env.TICKETS_TOKEN = before;
+    }
   });
 
   it('resources: reads, templates, completion and subscriptions', async () => {

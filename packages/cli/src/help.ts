@@ -10,6 +10,7 @@ export const MAIN_HELP = `mcpx: serve and inspect mcpx MCP servers
 
 Usage:
   mcpx serve <entry> [options]          serve a decorated server over HTTP (default) or stdio
+  mcpx proxy <config> [options]         serve the MCP servers a Claude Desktop-style config names, as one
   mcpx dev <entry> [options]            serve it, and reload it whenever its source changes
   mcpx list <entry> [--json]            print the tools, resources, templates and prompts it offers
   mcpx call <entry|url> <tool> [json]   call a tool once and print the result
@@ -271,7 +272,10 @@ Options:
   --name <name>       the server's name there: letters, digits, - _ . (default: the package name
                       without scope, the entry file's name, or the first label of the URL's host)
   --url <url>         install an HTTP server at this URL instead of one the client starts
-  --env KEY=VALUE     set a variable in the started server's environment (repeatable)
+  --env KEY=VALUE     set a variable in the started server's environment (repeatable); the
+                      required ones the server declares (package.json "mcpx.env", or the
+                      published package's) and --env leaves out are asked for on a terminal,
+                      secrets without echo, and named on stderr elsewhere
   --workspace         the project's file instead of the user's
   --force             replace an entry of the same name that says something else
   --print             write nothing: print the entry as JSON to paste, in --client's shape or,

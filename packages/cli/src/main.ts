@@ -34,6 +34,8 @@ export async function main(argv: string[]): Promise<number | 'serving'> {
         return 0;
       case 'serve':
         return await (await import('./serve')).runServe(rest);
+      case 'proxy':
+        return await (await import('./serve')).runServe(rest, 'proxy');
       case 'dev':
         return await (await import('./dev')).runDev(rest);
       case 'list':
@@ -56,7 +58,7 @@ export async function main(argv: string[]): Promise<number | 'serving'> {
         throw new CliError(
           command.startsWith('-')
             ? `unknown option ${command} (see mcpx --help)`
-            : `unknown command ${command}: expected serve, dev, list, call, read, prompt, init or manifest, or install or uninstall to set up a client (see mcpx --help)`,
+            : `unknown command ${command}: expected serve, proxy, dev, list, call, read, prompt, init or manifest, or install or uninstall to set up a client (see mcpx --help)`,
           2,
           { code: 'MCPX_CLI_OPTION_UNKNOWN' },
         );

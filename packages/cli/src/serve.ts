@@ -4,6 +4,7 @@ import { entryOf, parse, pick, toBool, toHost, toHttpUrl, toList, toLogLevel, to
 import { CliError, oneLine } from './errors';
 import { isMcpxError } from '@mcpx/core/errors';
 import { SERVE_HELP } from './help';
+import { PROXY_HELP, proxyInstance } from './serve-proxy';
 import { OPENAPI_OPTIONS, openApiInstance, openApiSettings, type OpenApiSettings } from './serve-openapi';
 import { REDIS_FLAGS, REDIS_OPTIONS, exportRedisSettings, redisSettings, withoutPasswords } from './serve-redis';
 
@@ -131,13 +132,19 @@ function checkStdoutExporters(env: NodeJS.ProcessEnv): void {
 }
 
 /** Flags first, then MCPX_* (and PORT/HOST) from the environment; every value checked. */
-export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeSettings | 'help' {
-  const { values, positionals } = parse('serve', argv, SERVE_OPTIONS);
+export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.env, command: 'serve' | 'proxy' = 'serve'): ServeSettings | 'help' {
+  const { values, positionals } = parse(command, argv, SERVE_OPTIONS);
   if (values.help) return 'help';
-  const openapi = openApiSettings(values, env);
+  if (command === 'proxy') {
+    if (values.openapi !== undefined || values.server !== undefined)
+      throw new CliError(`--${values.openapi !== undefined ? 'openapi' : 'server'} is a flag of mcpx serve: mcpx proxy serves the servers its CONFIG names`);
+    if (positionals.length !== 1)
+      throw new CliError(`proxy takes one CONFIG file (an "mcpServers" JSON file, as Claude Desktop's), got ${positionals.length ? positionals.join(' ') : 'none'}`);
+  }
+  const openapi = command === 'proxy' ? undefined : openApiSettings(values, env);
   if (openapi && positionals.length > 0) throw new CliError(`--openapi serves the description's operations: give it no entry file (got ${positionals.join(' ')})`);
   if (openapi && values.server !== undefined) throw new CliError('--server picks a class in an entry file: --openapi has none');
-  const entry = openapi ? '' : entryOf('serve', positionals);
+  const entry = openapi ? '' : entryOf(command, positionals);
   const stdio = values.stdio === true;
   if (stdio) {
     const misplaced = HTTP_ONLY.filter((flag) => values[flag] !== undefined);
@@ -188,10 +195,10 @@ function isOtelFailure(err: unknown): boolean {
 }
 
 /** `mcpx serve`: resolves once serving has started; the transports stop the process on SIGTERM/SIGINT (exit 0). */
-export async function runServe(argv: string[]): Promise<number | 'serving'> {
-  const settings = serveSettings(argv);
+export async function runServe(argv: string[], command: 'serve' | 'proxy' = 'serve'): Promise<number | 'serving'> {
+  const settings = serveSettings(argv, process.env, command);
   if (settings === 'help') {
-    process.stdout.write(SERVE_HELP);
+    process.stdout.write(command === 'proxy' ? PROXY_HELP : SERVE_HELP);
     return 0;
   }
   // Over stdio, stdout is the protocol's from here on: what the entry's modules print while they
@@ -205,7 +212,8 @@ export async function runServe(argv: string[]): Promise<number | 'serving'> {
     exportRedisSettings(settings.redis);
   }
   const { createLogger } = await import('./logger');
-  const { name, instance } = settings.openapi ? await openApiInstance(settings.openapi) : await loadServer(settings.entry, settings.server);
+  const { name, instance } =
+    command === 'proxy' ? await proxyInstance(settings.entry) : settings.openapi ? await openApiInstance(settings.openapi) : await loadServer(settings.entry, settings.server);
   const logger = createLogger({
     name: getServerOptions(instance.constructor)?.name ?? name,
     level: settings.logLevel,

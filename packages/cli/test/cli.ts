@@ -72,10 +72,10 @@ export interface Running {
   stop(): Promise<number | null>;
 }
 
-/** Starts `mcpx serve ... ` over HTTP and waits until it logs its URL. */
-export function serveHttp(args: string[], env: Record<string, string> = {}): Promise<Running> {
+/** Starts `mcpx serve ... ` (or `mcpx proxy ...`) over HTTP and waits until it logs its URL. */
+export function serveHttp(args: string[], env: Record<string, string> = {}, command: 'serve' | 'proxy' = 'serve'): Promise<Running> {
   requireBuild();
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: ROOT, env: cleanEnv(env) });
+  const child = spawn(process.execPath, [BIN, command, ...args], { cwd: ROOT, env: cleanEnv(env) });
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

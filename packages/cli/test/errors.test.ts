@@ -8,7 +8,7 @@ const fixture = (name: string) => join(FIXTURES, name);
 /** Every user error: exactly one `mcpx: ...` line on stderr, nothing on stdout, exit 2, no stack trace. */
 const CASES: { name: string; args: string[]; env?: Record<string, string>; message: RegExp }[] = [
   { name: 'unknown flag', args: ['serve', EXAMPLE_JS, '--bogus'], message: /^mcpx: unknown option '--bogus' \(see mcpx serve --help\)$/ },
-  { name: 'unknown command', args: ['frob'], message: /^mcpx: unknown command frob: expected serve, dev, list, call, read, prompt, init or manifest/ },
+  { name: 'unknown command', args: ['frob'], message: /^mcpx: unknown command frob: expected serve, proxy, dev, list, call, read, prompt, init or manifest/ },
   { name: 'bad port', args: ['serve', EXAMPLE_JS, '--port', '70000'], message: /^mcpx: --port must be an integer from 0 to 65535, got "70000"$/ },
   { name: 'bad port from env', args: ['serve', EXAMPLE_JS], env: { MCPX_PORT: 'abc' }, message: /^mcpx: MCPX_PORT must be an integer from 0 to 65535, got "abc"$/ },
   { name: 'bad boolean env', args: ['serve', EXAMPLE_JS], env: { MCPX_STATELESS: 'maybe' }, message: /^mcpx: MCPX_STATELESS must be true or false/ },

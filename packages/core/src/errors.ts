@@ -31,6 +31,8 @@ export const MCPX_ERROR_CODES = Object.freeze({
   MCPX_INVALID_TOKEN: 'A bearer token that is malformed, expired, inactive, or issued for another audience.',
   // OpenAPI (@mcpx/openapi)
   MCPX_OPENAPI: 'An OpenAPI description cannot be served as written, or a call cannot be made as its operation says (a path parameter that would leave its route).',
+  // Gateway (@mcpx/proxy)
+  MCPX_PROXY: 'A proxy configuration cannot be served as written (its file, an upstream entry, a variable it uses that is not set).',
   // Options
   MCPX_OPTION_UNKNOWN: 'An options object has a key the function or decorator it was given to does not have (a typo, most often).',
   // The mcpx command

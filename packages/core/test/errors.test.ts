@@ -24,6 +24,7 @@ import * as http from '@mcpx/http';
 import * as testing from '@mcpx/testing';
 import * as cli from '@mcpx/cli';
 import * as openapi from '@mcpx/openapi';
+import * as proxy from '@mcpx/proxy';
 import { CliError, isDefinitionError } from '../../cli/src/errors';
 import { RpcFailure } from '../../cli/src/client';
 import { definitionFailure } from '../../cli/src/load-entry';
@@ -54,6 +55,7 @@ const LOCAL: Record<string, () => McpxError> = {
   'CliError (exit 1)': () => new CliError('cannot listen on 127.0.0.1:3000: address already in use', 1),
   'CliError (unknown option)': () => new CliError("unknown option '--bogus'", 2, { code: 'MCPX_CLI_OPTION_UNKNOWN' }),
   OpenApiError: () => new openapi.OpenApiError('path parameter "id" may not be ".."'),
+  ProxyError: () => new proxy.ProxyError('gateway.json: "github" uses ${GITHUB_TOKEN}, which is not set in the environment'),
   RpcFailure: () => new RpcFailure('tools/call', core.ErrorCode.InvalidParams, 'Unknown tool: x'),
 };
 
@@ -65,7 +67,7 @@ const classNameOf = (key: string) => key.split(' ')[0]!;
 /** Every Error class a package exports at runtime, by name. */
 function exportedErrorClasses(): Map<string, Function> {
   const found = new Map<string, Function>();
-  for (const entry of [core, transport, http, testing, cli, openapi] as Record<string, unknown>[]) {
+  for (const entry of [core, transport, http, testing, cli, openapi, proxy] as Record<string, unknown>[]) {
     for (const [name, value] of Object.entries(entry)) {
       if (typeof value === 'function' && (value === Error || value.prototype instanceof Error)) found.set(name, value);
     }

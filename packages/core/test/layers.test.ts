@@ -23,6 +23,7 @@ const PACKAGE_RANK: Record<string, number> = {
   http: 1,
   redis: 1,
   openapi: 1,
+  proxy: 1,
   testing: 1,
   cli: 2,
   mcpx: 3,

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const PUBLIC = ['@mcpx/core', '@mcpx/stdio', '@mcpx/http', '@mcpx/redis', '@mcpx/otel', '@mcpx/openapi', '@mcpx/testing', '@mcpx/cli', 'mcpx'];
+const PUBLIC = ['@mcpx/core', '@mcpx/stdio', '@mcpx/http', '@mcpx/redis', '@mcpx/otel', '@mcpx/openapi', '@mcpx/proxy', '@mcpx/testing', '@mcpx/cli', 'mcpx'];
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
 
 interface Manifest {

@@ -137,7 +137,7 @@ afterAll(async () => {
 
 describe('the published route', () => {
   it('publishes every public package with a plain npm publish', async () => {
-    expect(PUBLIC_NAMES.sort()).toEqual(['@mcpx/cli', '@mcpx/core', '@mcpx/http', '@mcpx/openapi', '@mcpx/otel', '@mcpx/redis', '@mcpx/stdio', '@mcpx/testing', 'mcpx']);
+    expect(PUBLIC_NAMES.sort()).toEqual(['@mcpx/cli', '@mcpx/core', '@mcpx/http', '@mcpx/openapi', '@mcpx/otel', '@mcpx/proxy', '@mcpx/redis', '@mcpx/stdio', '@mcpx/testing', 'mcpx']);
     await ok('npm', ['publish', ...PUBLIC.flatMap((dir) => ['-w', dir]), '--registry', registry.url, '--userconfig', registry.userconfig], ROOT);
     for (const name of PUBLIC_NAMES) {
       const view = JSON.parse((await ok('npm', ['view', name, '--json'], work)).stdout) as { version: string; 'dist-tags': Record<string, string>; dist: { tarball: string } };

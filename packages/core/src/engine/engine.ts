@@ -311,17 +311,18 @@ export class McpEngine {
   capabilities(options: { unsolicited?: boolean } = {}): ServerCapabilities {
     const r = this.registry;
     const live = options.unsolicited ?? true;
-    const hasPrompts = r.prompts.size > 0;
-    const hasResources = r.resources.size > 0 || r.templates.size > 0;
+    const hasPrompts = r.offers('prompts');
+    const hasResources = r.offers('resources');
+    const hasTools = r.offers('tools');
     // Without unsolicited messages (stateless HTTP: one session per request) only what kinds of
     // entries exist matters: the answer is kept for as long as that stays the same.
-    const shape = (hasPrompts ? 1 : 0) | (hasResources ? 2 : 0) | (r.templates.size > 0 ? 4 : 0) | (r.tools.size > 0 ? 8 : 0);
+    const shape = (hasPrompts ? 1 : 0) | (hasResources ? 2 : 0) | (r.templates.size > 0 ? 4 : 0) | (hasTools ? 8 : 0);
     if (!live && this.quietCapabilities?.shape === shape) return this.quietCapabilities.caps;
     const caps: ServerCapabilities = { logging: {} };
-    if (hasPrompts || r.templates.size > 0) caps.completions = {};
+    if (hasPrompts || r.templates.size > 0 || r.offered.has('resources')) caps.completions = {};
     if (hasPrompts) caps.prompts = { listChanged: live };
     if (hasResources) caps.resources = { subscribe: live, listChanged: live };
-    if (r.tools.size > 0) caps.tools = { listChanged: live };
+    if (hasTools) caps.tools = { listChanged: live };
     // Tasks are offered only when some tool can run as one, and only to sessions that outlive a request.
     for (const tool of live ? r.tools.values() : []) {
       if (tool.definition.execution?.taskSupport) {

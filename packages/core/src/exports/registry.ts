@@ -14,3 +14,5 @@ export type { InputClass, PromptEntry, PromptHandler, ResourceEntry, ResourceHan
 export type { DefinitionWarning } from '../scanner/scanner';
 export { definitionWarnings } from '../server';
 export type { TaskOptions } from '../tasks/task-runtime';
+export { Namespace } from '../engine/mount';
+export type { AbsenceExplainer, RegistryListener } from '../registry/registry';

@@ -17,7 +17,7 @@ export const getPrompt: Answers<SharedResults['prompts/get']> = async (params, c
   const name = stringParam(params, 'name', 'prompts/get');
   const named = visibleEntry(ctx.engine.registry.prompts.get(name), ctx, `prompt "${name}"`);
   const entry = named instanceof Promise ? await named : named;
-  if (!entry) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+  if (!entry) throw McpError.invalidParams(ctx.engine.registry.whyAbsent('prompt', name) ?? `Unknown prompt: ${name}`);
   const args = objectParam(params, 'arguments', 'prompts/get') ?? {};
   const limits = ctx.engine.argumentLimits;
   const excess = checkArgumentLimits(args, limits);

@@ -1,4 +1,4 @@
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
 import { toReadResourceResult } from '../content/normalize';
 import type { Answers, SharedResults } from './method-types';
 import { requireCapability, stringParam } from '../context/params';
@@ -30,7 +30,10 @@ export const readResource: Answers<SharedResults['resources/read']> = async (par
   }
   const match = registry.matchTemplate(uri);
   const template = match && visibleEntry(match.entry, ctx, `resource ${uri}`);
-  if (!match || !(template instanceof Promise ? await template : template)) throw McpError.resourceNotFound(uri);
+  if (!match || !(template instanceof Promise ? await template : template)) {
+    const why = registry.whyAbsent('resource', uri);
+    throw why ? new McpError(ErrorCode.ResourceNotFound, why, { uri }) : McpError.resourceNotFound(uri);
+  }
   if (match.entry.cache) ctx.cacheHint = match.entry.cache;
   const value = await match.entry.handler(match.variables, ctx);
   if (value === undefined || value === null) throw McpError.resourceNotFound(uri);

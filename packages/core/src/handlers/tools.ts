@@ -48,7 +48,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
   const named = visibleEntry(ctx.engine.registry.tools.get(name), ctx, `tool "${name}"`);
   // Only an entry with a rule answers with a promise: the others cost no await.
   const entry = named instanceof Promise ? await named : named;
-  if (!entry) throw McpError.invalidParams(`Unknown tool: ${name}`);
+  if (!entry) throw McpError.invalidParams(ctx.engine.registry.whyAbsent('tool', name) ?? `Unknown tool: ${name}`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};
   // 2026-07-28: the tasks extension. The server decides when a call becomes a task; `params.task` means nothing.

@@ -12,6 +12,9 @@ export type RegistryListener = (kind: ListKind) => void;
  * Everything a server offers. Built by the scanner at startup and changeable at runtime:
  * each change is reported to listeners (the engine turns them into list_changed notifications).
  */
+/** Says why a tool, prompt or resource a client named is absent, or undefined when it does not know. */
+export type AbsenceExplainer = (kind: 'tool' | 'prompt' | 'resource', key: string) => string | undefined;
+
 export class Registry {
   private readonly listeners = new Set<RegistryListener>();
   private readonly notify = (kind: ListKind) => {
@@ -31,6 +34,45 @@ export class Registry {
   /** Whether any entry carries middleware of its own (`@UseMiddleware`, or `middleware` in a runtime spec). */
   get hasEntryMiddleware(): boolean {
     return this.tools.hasMiddleware || this.prompts.hasMiddleware || this.resources.hasMiddleware || this.templates.hasMiddleware;
+  }
+
+  private readonly absence = new Set<AbsenceExplainer>();
+  /** The kinds offered ahead of any entry (offer()). */
+  readonly offered = new Set<'tools' | 'prompts' | 'resources'>();
+
+  /**
+   * Offers a kind of entry even while none is registered (a gateway whose upstreams are still
+   * starting): clients are told the capability at initialize, list it empty, and hear list_changed
+   * when entries come.
+   */
+  offer(kind: 'tools' | 'prompts' | 'resources'): void {
+    this.offered.add(kind);
+  }
+
+  /** Whether the server offers `kind`: it has such entries, or offers them anyway. */
+  offers(kind: 'tools' | 'prompts' | 'resources'): boolean {
+    if (kind === 'tools') return this.tools.size > 0 || this.offered.has(kind);
+    if (kind === 'prompts') return this.prompts.size > 0 || this.offered.has(kind);
+    return this.resources.size > 0 || this.templates.size > 0 || this.offered.has(kind);
+  }
+
+  /**
+   * Lets something that removes entries for a while (a gateway whose upstream is down) say why a
+   * name a client asks for is missing: the error then names the cause instead of "Unknown tool".
+   */
+  explainAbsence(explain: AbsenceExplainer): () => void {
+    this.absence.add(explain);
+    return () => this.absence.delete(explain);
+  }
+
+  /** Why `key` (a tool or prompt name, a resource URI) is not here, when one of the explainers knows. */
+  whyAbsent(kind: 'tool' | 'prompt' | 'resource', key: string): string | undefined {
+    if (this.absence.size === 0) return undefined;
+    for (const explain of this.absence) {
+      const reason = explain(kind, key);
+      if (reason) return reason;
+    }
+    return undefined;
   }
 
   onChange(listener: RegistryListener): () => void {

@@ -1,0 +1,61 @@
+import { ErrorCode, McpError, ToolError, type RequestContext } from '@mcpx/core';
+
+/**
+ * What a request's `_meta` carries on to the upstream: the application's keys. Not the progress
+ * token (the gateway gives the upstream request one of its own), nor the keys MCP reserves
+ * (`io.modelcontextprotocol/…`, `mcp.dev/…`): they describe the downstream hop (its protocol
+ * version, client, capabilities, request state) and the gateway's own connection says those upstream.
+ */
+export function forwardedMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!meta) return undefined;
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const key of Object.keys(meta)) {
+    if (key === 'progressToken' || isReservedKey(key)) continue;
+    Object.defineProperty(out, key, { value: meta[key], enumerable: true, writable: true, configurable: true });
+    any = true;
+  }
+  return any ? out : undefined;
+}
+
+/**
+ * A `_meta` key MCP keeps for itself: its prefix has a `modelcontextprotocol` or `mcp` label
+ * (`modelcontextprotocol.io/`, `mcp.dev/`, and `io.modelcontextprotocol/`, which 2026-07-28 uses).
+ */
+function isReservedKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash < 0) return false;
+  return key
+    .slice(0, slash)
+    .split('.')
+    .some((label) => label === 'modelcontextprotocol' || label === 'mcp');
+}
+
+/** The SDK's "MCP error -32602: " before the upstream's own message. */
+const SDK_PREFIX = /^MCP error -?\d+: /;
+/** The SDK's code for a connection that closed under a request. */
+const CONNECTION_CLOSED = -32000;
+
+/**
+ * An upstream's failure as the downstream client sees it. A JSON-RPC error the upstream answered
+ * goes on as it is (code, message, data). A failure of the way there (the connection closed, a
+ * network error) names the upstream: a tool error for a tool, the model can try again; a -32603
+ * for a prompt or a read. A cancelled request's error is left as it is: nobody reads it.
+ */
+export function forwardedError(err: unknown, label: string, kind: 'tool' | 'other'): unknown {
+  if (err instanceof Error && err.name === 'AbortError') return err;
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message.replace(SDK_PREFIX, '') : String(err);
+  if (typeof code === 'number' && Number.isInteger(code) && code !== CONNECTION_CLOSED) return new McpError(code, message, (err as { data?: unknown }).data);
+  const told = `The upstream server ${label} failed during the request: ${message.split('\n')[0]!.slice(0, 300)}`;
+  return kind === 'tool' ? new ToolError(told) : new McpError(ErrorCode.InternalError, told);
+}
+
+/** A failure of the way to the upstream (no JSON-RPC answer, not a cancellation): it is down. */
+export function isTransportFailure(err: unknown, ctx: RequestContext): boolean {
+  if (ctx.aborted || !(err instanceof Error) || err.name === 'AbortError') return false;
+  const code = (err as { code?: unknown }).code;
+  if (code === -32000) return true; // the SDK's "connection closed"
+  if (typeof code === 'number') return false; // the upstream answered
+  return err.name === 'TypeError' || /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Error POSTing|not connected/i.test(err.message);
+}
