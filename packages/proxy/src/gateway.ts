@@ -46,7 +46,7 @@ export function addUpstreams(server: McpServer, config: ProxyConfig, options: Ga
   const logger = engine.logger.child({ component: 'proxy' });
   const clientInfo = { name: `${engine.serverInfo.name} (mcpx proxy)`, version: engine.serverInfo.version };
   // Offered before any upstream is up: a client that initializes first still gets them, then list_changed.
-  for (const kind of ['tools', 'prompts', 'resources'] as const) server.registry.offer(kind);
+  for (const kind of ['tools', 'prompts', 'resources', 'tasks'] as const) server.registry.offer(kind);
   const upstreams = config.upstreams.map((upstreamConfig) => connectUpstream(server, upstreamConfig, { ...options, logger, clientInfo }));
   for (const upstream of upstreams) upstream.start();
   return new Gateway(upstreams);

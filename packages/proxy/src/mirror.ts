@@ -8,6 +8,7 @@ import type { UpstreamConfig } from './config';
 import type { Downstream } from './downstream';
 import { forwardedError, forwardedMeta, isTransportFailure } from './forward';
 import { listAll } from './list-all';
+import { callAsUpstreamTask } from './upstream-task';
 import type { UpstreamListener } from './upstream';
 
 type Kind = 'tools' | 'prompts' | 'resources';
@@ -242,6 +243,9 @@ export class Mirror implements UpstreamListener {
 
   private toolSpec(tool: Tool): ToolSpec {
     const name = tool.name;
+    // A tool the upstream runs as a task may run as one here too: its downstream task follows the upstream's.
+    const taskSupport = tool.execution?.taskSupport;
+    const upstreamTask = taskSupport === 'required';
     return {
       name,
       title: tool.title,
@@ -253,11 +257,14 @@ export class Mirror implements UpstreamListener {
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema as ToolSpec['outputSchema'] } : {}),
       scopes: this.scopes(name),
       tags: [this.config.key],
+      ...(taskSupport === 'optional' || taskSupport === 'required' ? { taskSupport } : {}),
       source: `upstream ${this.options.label} tool "${name}"`,
       handler: async (args: Record<string, unknown>, ctx: RequestContext) => {
         const client = this.connected();
         try {
-          return await this.forward(ctx, (meta, options) => client.callTool({ name, arguments: args, ...meta }, undefined, options));
+          return await this.forward(ctx, (meta, options) =>
+            upstreamTask ? callAsUpstreamTask(client, { name, arguments: args, ...meta }, options) : client.callTool({ name, arguments: args, ...meta }, undefined, options),
+          );
         } catch (err) {
           throw forwardedError(err, this.options.label, 'tool');
         }

@@ -46,12 +46,15 @@ describe('a stdio upstream', () => {
       'docs_add',
       'docs_ask',
       'docs_cancellations',
+      'docs_cancelled_tasks',
       'docs_count',
       'docs_fail',
       'docs_meta',
       'docs_pid',
+      'docs_report',
       'docs_summarise',
       'docs_touch',
+      'docs_vigil',
       'docs_wait',
     ]);
     expect(tools.find((t) => t.name === 'docs_add')).toMatchObject({
@@ -102,6 +105,23 @@ describe('a stdio upstream', () => {
     controller.abort('enough');
     await expect(call).rejects.toThrow();
     expect(await until(async () => (textOf(await client.callTool('docs_cancellations')) === '1' ? true : undefined), 'the upstream to see the cancellation')).toBe(true);
+  });
+});
+
+describe('tasks', () => {
+  it('a tool the upstream runs only as a task is listed as one, runs as a task here, and follows the upstream task to its result', async () => {
+    const report = (await client.listTools()).tools.find((t) => t.name === 'docs_report');
+    expect(report?.execution).toEqual({ taskSupport: 'required' });
+    const created = await client.request<{ task: { taskId: string; status: string } }>('tools/call', { name: 'docs_report', arguments: { topic: 'tides' }, task: {} });
+    expect(created.task.status).toBe('working');
+    expect(await client.request('tasks/result', { taskId: created.task.taskId })).toMatchObject({ content: [{ type: 'text', text: 'report on tides' }] });
+    expect((await client.request<{ task?: unknown; status?: string }>('tasks/get', { taskId: created.task.taskId })).status).toBe('completed');
+    // Cancelling the task here cancels the upstream's.
+    const vigil = await client.request<{ task: { taskId: string } }>('tools/call', { name: 'docs_vigil', arguments: {}, task: {} });
+    await client.request('tasks/cancel', { taskId: vigil.task.taskId });
+    expect(await until(async () => (textOf(await client.callTool('docs_cancelled_tasks')) === '1' ? true : undefined), 'the upstream task to be cancelled')).toBe(true);
+    // Not as a plain call: the upstream's contract holds here too.
+    expect((await rpcErrorOf(client.callTool('docs_report', { topic: 'x' }))).message).toMatch(/must be called as a task/);
   });
 });
 

@@ -330,6 +330,7 @@ export class McpEngine {
         break;
       }
     }
+    if (live && r.offered.has('tasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     const declared = { ...caps, ...this.options.capabilities };
     // 2025-11-25 has no `extensions` capability: extensions are declared under `experimental`.
     const extensions = this.extensions.declared('legacy');

@@ -38,14 +38,14 @@ export class Registry {
 
   private readonly absence = new Set<AbsenceExplainer>();
   /** The kinds offered ahead of any entry (offer()). */
-  readonly offered = new Set<'tools' | 'prompts' | 'resources'>();
+  readonly offered = new Set<'tools' | 'prompts' | 'resources' | 'tasks'>();
 
   /**
    * Offers a kind of entry even while none is registered (a gateway whose upstreams are still
    * starting): clients are told the capability at initialize, list it empty, and hear list_changed
-   * when entries come.
+   * when entries come. `tasks`: task-augmented calls, before any tool that may run as a task.
    */
-  offer(kind: 'tools' | 'prompts' | 'resources'): void {
+  offer(kind: 'tools' | 'prompts' | 'resources' | 'tasks'): void {
     this.offered.add(kind);
   }
 
