@@ -2,7 +2,7 @@
  * `mcpx proxy CONFIG` as a user runs it: a real process serving, over HTTP behind OAuth, an upstream
  * built with the official SDK v1 (started over stdio) and one built with the SDK v2 (reached over
  * HTTP with a credential from the environment), to a 2025-11-25 client (SDK v1) and a 2026-07-28
- * client (SDK v2): lists, calls with progress, an elicitation answered downstream, cancellation, a
+ * client (SDK v2): lists, calls with progress, an elicitation answered downstream (in both eras), cancellation, a
  * scope on one proxied tool, and the stdio upstream killed and started again.
  */
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -127,9 +127,11 @@ describe('mcpx proxy', () => {
     expect(gateway.logs()).not.toContain(UPSTREAM_TOKEN);
   });
 
-  it('serves a 2026-07-28 client', async () => {
+  it('serves a 2026-07-28 client: lists, structured output, an elicitation as an input request, progress, cancellation', async () => {
     const token = await as.mintToken({ audience, scope: 'math:use' });
-    const client = new V2Client({ name: 'gateway-test-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new V2Client({ name: 'gateway-test-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    // Asked through an input request: the client answers, retries, and the gateway calls the upstream again.
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Lin' } }));
     // The token added by a fetch of its own: the transport's other headers stay the transport's.
     const withToken: typeof fetch = (url, init) => {
       const headers = new Headers(init?.headers);
@@ -141,6 +143,23 @@ describe('mcpx proxy', () => {
     expect(names).toEqual(expect.arrayContaining(['docs_add', 'web_shout']));
     expect(textOf(await client.callTool({ name: 'docs_add', arguments: { a: 1, b: 2 } }))).toBe('3');
     expect((await client.callTool({ name: 'web_stats', arguments: { n: 4 } })).structuredContent).toEqual({ square: 16 });
+    expect(textOf(await client.callTool({ name: 'docs_ask', arguments: {} }))).toBe('hello Lin');
+
+    const progress: number[] = [];
+    expect(textOf(await client.callTool({ name: 'docs_count', arguments: { n: 3 } }, { onprogress: (p) => void progress.push(p.progress) }))).toBe('counted to 3');
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress).toEqual([1, 2, 3].slice(0, progress.length));
+
+    const before = Number(textOf(await client.callTool({ name: 'docs_cancellations', arguments: {} })));
+    const controller = new AbortController();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const waiting = client.callTool({ name: 'docs_wait', arguments: {} }, { signal: controller.signal, onprogress: () => started() });
+    await running;
+    controller.abort();
+    await expect(waiting).rejects.toThrow();
+    for (let i = 0; i < 400 && Number(textOf(await client.callTool({ name: 'docs_cancellations', arguments: {} }))) === before; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(Number(textOf(await client.callTool({ name: 'docs_cancellations', arguments: {} })))).toBe(before + 1);
     await client.close();
   });
 

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type RequestContext } from '@mcpx/core';
+import { ErrorCode, McpError, isMcpxError, type RequestContext } from '@mcpx/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -11,14 +11,30 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
  */
 export class Downstream {
   private readonly inFlight = new Set<RequestContext>();
+  /** How to end a call in flight early: a 2026-07-28 client answers a question on a retry of its request. */
+  private readonly interrupts = new Map<RequestContext, (reason: unknown) => void>();
 
-  /** Runs `work` as one of the calls in flight for `ctx`. */
-  async during<T>(ctx: RequestContext, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` as one of the calls in flight for `ctx`, with a signal that aborts when the client
+   * cancels or when the round ends early (see interrupt).
+   */
+  async during<T>(ctx: RequestContext, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const cancel = () => controller.abort(ctx.signal.reason);
+    ctx.signal.addEventListener('abort', cancel, { once: true });
+    let interrupt!: (reason: unknown) => void;
+    const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
+    this.interrupts.set(ctx, (reason) => {
+      controller.abort(reason);
+      interrupt(reason);
+    });
     this.inFlight.add(ctx);
     try {
-      return await work();
+      return await Promise.race([work(controller.signal), interrupted]);
     } finally {
       this.inFlight.delete(ctx);
+      this.interrupts.delete(ctx);
+      ctx.signal.removeEventListener('abort', cancel);
     }
   }
 
@@ -28,18 +44,33 @@ export class Downstream {
       const ctx = this.caller(label, 'elicitation/create');
       const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown>; url?: string; elicitationId?: string };
       if (params.mode === 'url') {
-        return (await ctx.elicitUrl({ message: params.message, url: params.url!, ...(params.elicitationId ? { elicitationId: params.elicitationId } : {}) })) as never;
+        const url = { message: params.message, url: params.url!, ...(params.elicitationId ? { elicitationId: params.elicitationId } : {}) };
+        return (await this.asking(ctx, () => ctx.elicitUrl(url))) as never;
       }
-      return (await ctx.elicit(params.message, (params.requestedSchema ?? { type: 'object', properties: {} }) as never)) as never;
+      return (await this.asking(ctx, () => ctx.elicit(params.message, (params.requestedSchema ?? { type: 'object', properties: {} }) as never))) as never;
     });
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       const ctx = this.caller(label, 'sampling/createMessage');
-      return (await ctx.sample(request.params as never)) as never;
+      return (await this.asking(ctx, () => ctx.sample(request.params as never))) as never;
     });
     client.setRequestHandler(ListRootsRequestSchema, async () => {
       const ctx = this.caller(label, 'roots/list');
-      return { roots: await ctx.roots() };
+      return { roots: await this.asking(ctx, () => ctx.roots()) };
     });
+  }
+
+  /**
+   * Asks the client through `ctx`. A 2026-07-28 client is asked by ending its request's round
+   * (input required): its answer comes with a retry of the whole request, which calls the upstream
+   * again, and the upstream asks again. So this round's upstream call is cancelled and the round ends.
+   */
+  private async asking<T>(ctx: RequestContext, ask: () => Promise<T>): Promise<T> {
+    try {
+      return await ask();
+    } catch (err) {
+      if (isMcpxError(err, 'MCPX_INPUT_PENDING') || isMcpxError(err, 'MCPX_INPUT_REQUIRED')) this.interrupts.get(ctx)?.(err);
+      throw err;
+    }
   }
 
   /** The one caller of every call in flight, when there is one (where an upstream's log lines go). */

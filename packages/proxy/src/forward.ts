@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, ToolError, type RequestContext } from '@mcpx/core';
+import { ErrorCode, McpError, ToolError, isMcpxError, type RequestContext } from '@mcpx/core';
 
 /**
  * What a request's `_meta` carries on to the upstream: the application's keys. Not the progress
@@ -44,6 +44,8 @@ const CONNECTION_CLOSED = -32000;
  */
 export function forwardedError(err: unknown, label: string, kind: 'tool' | 'other'): unknown {
   if (err instanceof Error && err.name === 'AbortError') return err;
+  // The round ends to ask the client (2026-07-28): not a failure, the request is retried with the answer.
+  if (isMcpxError(err, 'MCPX_INPUT_PENDING') || isMcpxError(err, 'MCPX_INPUT_REQUIRED')) return err;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message.replace(SDK_PREFIX, '') : String(err);
   if (typeof code === 'number' && Number.isInteger(code) && code !== CONNECTION_CLOSED) return new McpError(code, message, (err as { data?: unknown }).data);

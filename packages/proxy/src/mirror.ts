@@ -173,19 +173,22 @@ export class Mirror implements UpstreamListener {
    * a catalog past the cap is not subscribed beyond it.
    */
   private async subscribe(client: Client): Promise<void> {
+    for (const uri of this.present.resources.keys()) await this.subscribeTo(client, uri);
+  }
+
+  /** One upstream subscription, once per connection (the listed resources, and each URI read through a template). */
+  private async subscribeTo(client: Client, uri: string): Promise<void> {
     if (!client.getServerCapabilities()?.resources?.subscribe) return;
     if (this.subscribedOn !== client) {
       this.subscribedOn = client;
       this.subscribed.clear();
     }
-    for (const uri of this.present.resources.keys()) {
-      if (this.subscribed.has(uri) || this.subscribed.size >= MAX_SUBSCRIPTIONS) continue;
-      this.subscribed.add(uri);
-      await client.subscribeResource({ uri }).catch((err: unknown) => {
-        this.subscribed.delete(uri);
-        this.options.logger.debug({ upstream: this.config.key, uri, err }, 'cannot subscribe upstream');
-      });
-    }
+    if (this.subscribed.has(uri) || this.subscribed.size >= MAX_SUBSCRIPTIONS) return;
+    this.subscribed.add(uri);
+    await client.subscribeResource({ uri }).catch((err: unknown) => {
+      this.subscribed.delete(uri);
+      this.options.logger.debug({ upstream: this.config.key, uri, err }, 'cannot subscribe upstream');
+    });
   }
 
   /**
@@ -323,14 +326,17 @@ export class Mirror implements UpstreamListener {
       ...(client.getServerCapabilities()?.completions
         ? { complete: Object.fromEntries(parsed.variableNames.map((v) => [v, this.completer({ type: 'ref/resource', uri: template.uriTemplate }, v)])) }
         : {}),
-      handler: (variables: Record<string, string | string[]>, ctx: RequestContext) => this.read(parsed.expand(variables), ctx),
+      handler: (variables: Record<string, string | string[]>, ctx: RequestContext) => this.read(parsed.expand(variables), ctx, true),
     } as TemplateSpec;
   }
 
-  private async read(uri: string, ctx: RequestContext): Promise<unknown> {
+  private async read(uri: string, ctx: RequestContext, throughTemplate = false): Promise<unknown> {
     try {
       const client = this.connectedOrThrow();
-      return await this.forward(ctx, (meta, options) => client.readResource({ uri, ...meta }, options));
+      const contents = await this.forward(ctx, (meta, options) => client.readResource({ uri, ...meta }, options));
+      // A client subscribes to what it has read: the upstream is subscribed to it from the first read.
+      if (throughTemplate) void this.subscribeTo(client, uri);
+      return contents;
     } catch (err) {
       throw forwardedError(err, this.options.label, 'other');
     }
@@ -366,7 +372,7 @@ export class Mirror implements UpstreamListener {
       meta = { ...meta, progressToken: token };
     }
     try {
-      return await this.options.downstream.during(ctx, () => send(meta ? { _meta: meta } : {}, { signal: ctx.signal, timeout: this.options.requestTimeoutMs }));
+      return await this.options.downstream.during(ctx, (signal) => send(meta ? { _meta: meta } : {}, { signal, timeout: this.options.requestTimeoutMs }));
     } catch (err) {
       if (isTransportFailure(err, ctx)) this.options.lost(`a request failed on the way: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`);
       throw err;

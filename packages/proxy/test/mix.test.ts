@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { McpServer, Server, Tool } from '@mcpx/core';
-import { connect, memoryLogger } from '@mcpx/testing';
+import { connect, memoryLogger, quietOptions, rpcErrorOf } from '@mcpx/testing';
 import { addUpstreams, parseProxyConfig, type Gateway } from '../src';
 
 jest.setTimeout(30_000);
@@ -45,6 +45,42 @@ it('serves its own tools and the upstream ones side by side, keeping its own on 
     expect((await client.callTool('hello')).content).toEqual([{ type: 'text', text: 'hello from mixed' }]);
     expect((await client.readResource('docs://readme')).contents[0]).toMatchObject({ text: 'Read me' });
     expect(log.lines.find((l) => l.tools === 'add')).toMatchObject({ upstream: 'docs', msg: expect.stringContaining('left out tool "add" of upstream "docs"') });
+  } finally {
+    client.close();
+    await server.gateway.close();
+  }
+});
+
+it("applies the server's middleware and rate limits to proxied entries as to its own", async () => {
+  const seen: string[] = [];
+  @Server({
+    name: 'guarded',
+    version: '1.0.0',
+    middleware: [
+      async (ctx, next) => {
+        if (ctx.toolName) seen.push(ctx.toolName);
+        return next();
+      },
+    ],
+    rateLimit: { limit: 3, windowMs: 60_000, by: 'global' },
+  })
+  class Guarded extends McpServer {
+    gateway!: Gateway;
+    override onServerInit(): void {
+      this.gateway = addUpstreams(this, parseProxyConfig({ mcpServers: { docs: { command: process.execPath, args: [UPSTREAM] } } }));
+    }
+  }
+  const server = new Guarded();
+  const client = await connect(server, quietOptions());
+  await server.gateway.ready();
+  try {
+    expect((await client.callTool('docs_add', { a: 1, b: 1 })).content).toEqual([{ type: 'text', text: '2' }]);
+    expect((await client.callTool('docs_pid')).isError).toBeFalsy();
+    expect(seen).toEqual(['docs_add', 'docs_pid']);
+    // The limit counts every request (initialize and lists included): the proxied call past it is refused here, not upstream.
+    let refused: { code: number } | undefined;
+    for (let i = 0; i < 5 && !refused; i++) refused = await rpcErrorOf(client.callTool('docs_add', { a: 1, b: 1 })).catch(() => undefined);
+    expect(refused?.code).toBe(-32004);
   } finally {
     client.close();
     await server.gateway.close();

@@ -128,9 +128,18 @@ describe('tasks', () => {
 describe("an upstream's notifications", () => {
   it('resource updates reach the clients subscribed to the namespaced URI; log lines reach the caller', async () => {
     await client.subscribe('docs://docs/readme');
+    // A URI of a template: read, then subscribed to (the gateway subscribes upstream on the read).
+    await client.readResource('docs://docs/pages/intro');
+    await client.subscribe('docs://docs/pages/intro');
     await client.setLogLevel('info');
     expect(textOf(await client.callTool('docs_touch'))).toBe('touched');
-    expect((await client.nextNotification('notifications/resources/updated')).params).toEqual({ uri: 'docs://docs/readme' });
+    await client.nextNotification('notifications/resources/updated');
+    const updated = client.notifications.filter((n) => n.method === 'notifications/resources/updated').map((n) => n.params);
+    for (let i = 0; i < 400 && updated.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      updated.splice(0, updated.length, ...client.notifications.filter((n) => n.method === 'notifications/resources/updated').map((n) => n.params));
+    }
+    expect(updated).toEqual([{ uri: 'docs://docs/readme' }, { uri: 'docs://docs/pages/intro' }]);
     const lines = client.notifications.filter((n) => n.method === 'notifications/message').map((n) => n.params);
     expect(lines).toEqual([{ level: 'info', logger: 'editor', data: 'touched the readme' }]);
   });
@@ -147,6 +156,20 @@ describe("an upstream's requests to its client", () => {
     expect(textOf(await asking.callTool('docs_ask'))).toBe('hello Ada');
     expect(textOf(await asking.callTool('docs_summarise'))).toBe('model said: short');
     asking.close();
+  });
+
+  it('reach a 2026-07-28 client as input requests: the round ends, the retry with the answer calls the upstream again', async () => {
+    const modern = await connect(server, { ...quietOptions(), protocolVersion: '2026-07-28', capabilities: { elicitation: {}, sampling: {} } });
+    const asked: string[] = [];
+    modern.onRequest('elicitation/create', (params) => {
+      asked.push(String(params.message));
+      return { action: 'accept', content: { name: 'Lin' } };
+    });
+    modern.onRequest('sampling/createMessage', () => ({ role: 'assistant', content: { type: 'text', text: 'brief' }, model: 'test-model' }));
+    expect(textOf(await modern.callTool('docs_ask'))).toBe('hello Lin');
+    expect(asked).toEqual(['Your name?']);
+    expect(textOf(await modern.callTool('docs_summarise'))).toBe('model said: brief');
+    modern.close();
   });
 
   it('fail the upstream call when the downstream client cannot answer them', async () => {
