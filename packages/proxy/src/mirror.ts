@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { UpstreamConfig } from './config';
 import type { Downstream } from './downstream';
 import { forwardedError, forwardedMeta, isTransportFailure } from './forward';
-import { listAll } from './list-all';
+import { listPrompts, listResources, listTemplates, listTools } from './list-all';
 import { callAsUpstreamTask } from './upstream-task';
 import type { UpstreamListener } from './upstream';
 
@@ -117,53 +117,16 @@ export class Mirror implements UpstreamListener {
   }
 
   private async sync(client: Client, kind: Kind): Promise<void> {
+    const r = this.options.registry;
     if (kind === 'tools') {
-      const tools = await listAll(
-        (cursor) => client.listTools(cursor ? { cursor } : undefined),
-        (page) => page.tools,
-      );
-      this.replace(
-        'tools',
-        tools,
-        (t) => t.name,
-        (t) => this.options.registry.addTool(this.toolSpec(t), { replace: true }),
-      );
+      this.replace('tools', await listTools(client), { key: (t) => t.name, add: (t) => r.addTool(this.toolSpec(t), { replace: true }) });
     } else if (kind === 'prompts') {
-      const prompts = await listAll(
-        (cursor) => client.listPrompts(cursor ? { cursor } : undefined),
-        (page) => page.prompts,
-      );
-      this.replace(
-        'prompts',
-        prompts,
-        (p) => p.name,
-        (p) => this.options.registry.addPrompt(this.promptSpec(p, client), { replace: true }),
-      );
+      this.replace('prompts', await listPrompts(client), { key: (p) => p.name, add: (p) => r.addPrompt(this.promptSpec(p, client), { replace: true }) });
     } else {
-      const resources = await listAll(
-        (cursor) => client.listResources(cursor ? { cursor } : undefined),
-        (page) => page.resources,
-      );
-      this.replace(
-        'resources',
-        resources,
-        (r) => r.uri,
-        (r) => this.options.registry.addResource(this.resourceSpec(r), { replace: true }),
-      );
+      this.replace('resources', await listResources(client), { key: (x) => x.uri, add: (x) => r.addResource(this.resourceSpec(x), { replace: true }) });
       await this.subscribe(client);
-      const templates = await listAll(
-        (cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined),
-        (page) => page.resourceTemplates,
-      ).catch((err: unknown) => {
-        if (err instanceof Error && (err as { code?: number }).code === ErrorCode.MethodNotFound) return [];
-        throw err;
-      });
-      this.replace(
-        'templates',
-        templates,
-        (t) => t.uriTemplate,
-        (t) => this.options.registry.addResourceTemplate(this.templateSpec(t, client), { replace: true }),
-      );
+      const templates = await listTemplates(client);
+      this.replace('templates', templates, { key: (t) => t.uriTemplate, add: (t) => r.addResourceTemplate(this.templateSpec(t, client), { replace: true }) });
     }
   }
 
@@ -196,7 +159,7 @@ export class Mirror implements UpstreamListener {
    * removed. One the registry refuses (a name it cannot serve, a schema that does not compile) is
    * left out with a warning: one bad entry does not take its upstream's others down.
    */
-  private replace<T>(kind: keyof Mirror['present'], items: readonly T[], keyOf: (item: T) => string, add: (item: T) => void): void {
+  private replace<T>(kind: keyof Mirror['present'], items: readonly T[], { key: keyOf, add }: { key: (item: T) => string; add: (item: T) => void }): void {
     const present = this.present[kind];
     const r = this.options.registry;
     const list = kind === 'tools' ? r.tools : kind === 'prompts' ? r.prompts : kind === 'resources' ? r.resources : r.templates;
