@@ -73,27 +73,23 @@ export class Downstream {
     }
   }
 
-  /** The one caller of every call in flight, when there is one (where an upstream's log lines go). */
-  soleCaller(): RequestContext | undefined {
+  /** The one caller of every call in flight: 'none' or 'several' when there is no such caller. */
+  soleCaller(): RequestContext | 'none' | 'several' {
     let latest: RequestContext | undefined;
     for (const ctx of this.inFlight) {
-      if (latest && !sameCaller(latest, ctx)) return undefined;
+      if (latest && !sameCaller(latest, ctx)) return 'several';
       latest = ctx;
     }
-    return latest;
+    return latest ?? 'none';
   }
 
   /** The downstream request to ask through: the latest in flight, when all in flight share one caller. */
   private caller(label: string, method: string): RequestContext {
-    let latest: RequestContext | undefined;
-    for (const ctx of this.inFlight) {
-      if (latest && !sameCaller(latest, ctx)) {
-        throw new McpError(ErrorCode.InternalError, `${method} from the upstream server ${label}: calls of several clients are in flight on it, so the gateway cannot tell whom to ask`);
-      }
-      latest = ctx;
-    }
-    if (!latest) throw new McpError(ErrorCode.InternalError, `${method} from the upstream server ${label}: no call of a client is in flight on it to ask through`);
-    return latest;
+    const ctx = this.soleCaller();
+    if (ctx === 'several')
+      throw new McpError(ErrorCode.InternalError, `${method} from the upstream server ${label}: calls of several clients are in flight on it, so the gateway cannot tell whom to ask`);
+    if (ctx === 'none') throw new McpError(ErrorCode.InternalError, `${method} from the upstream server ${label}: no call of a client is in flight on it to ask through`);
+    return ctx;
   }
 }
 

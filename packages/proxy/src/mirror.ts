@@ -111,7 +111,7 @@ export class Mirror implements UpstreamListener {
   log(params: { level: string; logger?: string; data?: unknown }): void {
     this.options.logger.debug({ upstream: this.config.key, level: params.level, logger: params.logger, data: params.data }, 'upstream log');
     const ctx = this.options.downstream.soleCaller();
-    if (!ctx || !LOG_LEVELS.has(params.level)) return;
+    if (typeof ctx === 'string' || !LOG_LEVELS.has(params.level)) return;
     const text = typeof params.data === 'string' ? params.data : JSON.stringify(params.data ?? null);
     ctx.log.child(params.logger ?? this.config.key).forward(params.level as LoggingLevel, text);
   }
@@ -201,10 +201,12 @@ export class Mirror implements UpstreamListener {
     return own ? [...own] : undefined;
   }
 
-  private connected(): Client {
+  /** The upstream's client; when it is down, a tool error for a tool, a JSON-RPC error for a prompt or a read (they have no tool error). */
+  private connected(kind: 'tool' | 'other'): Client {
     const client = this.options.client();
-    if (!client) throw new ToolError(`The upstream server ${this.options.label} is unavailable (${this.options.reason()}); try again shortly`);
-    return client;
+    if (client) return client;
+    const told = `The upstream server ${this.options.label} is unavailable (${this.options.reason()}); try again shortly`;
+    throw kind === 'tool' ? new ToolError(told) : new McpError(ErrorCode.InternalError, told);
   }
 
   private toolSpec(tool: Tool): ToolSpec {
@@ -226,7 +228,7 @@ export class Mirror implements UpstreamListener {
       ...(taskSupport === 'optional' || taskSupport === 'required' ? { taskSupport } : {}),
       source: `upstream ${this.options.label} tool "${name}"`,
       handler: async (args: Record<string, unknown>, ctx: RequestContext) => {
-        const client = this.connected();
+        const client = this.connected('tool');
         try {
           return await this.forward(ctx, (meta, options) =>
             upstreamTask ? callAsUpstreamTask(client, { name, arguments: args, ...meta }, options) : client.callTool({ name, arguments: args, ...meta }, undefined, options),
@@ -255,7 +257,7 @@ export class Mirror implements UpstreamListener {
         : {}),
       handler: async (args: Record<string, string>, ctx: RequestContext) => {
         try {
-          const client = this.connectedOrThrow();
+          const client = this.connected('other');
           return await this.forward(ctx, (meta, options) => client.getPrompt({ name, arguments: args, ...meta }, options));
         } catch (err) {
           throw forwardedError(err, this.options.label, 'other');
@@ -295,7 +297,7 @@ export class Mirror implements UpstreamListener {
 
   private async read(uri: string, ctx: RequestContext, throughTemplate = false): Promise<unknown> {
     try {
-      const client = this.connectedOrThrow();
+      const client = this.connected('other');
       const contents = await this.forward(ctx, (meta, options) => client.readResource({ uri, ...meta }, options));
       // A client subscribes to what it has read: the upstream is subscribed to it from the first read.
       if (throughTemplate) void this.subscribeTo(client, uri);
@@ -312,13 +314,6 @@ export class Mirror implements UpstreamListener {
       const answer = await client.complete({ ref, argument: { name: argument, value }, ...(Object.keys(context.arguments).length ? { context: { arguments: context.arguments } } : {}) });
       return answer.completion;
     };
-  }
-
-  /** Prompts and resources have no tool error: an upstream that is down is a JSON-RPC error naming it. */
-  private connectedOrThrow(): Client {
-    const client = this.options.client();
-    if (!client) throw new McpError(ErrorCode.InternalError, `The upstream server ${this.options.label} is unavailable (${this.options.reason()}); try again shortly`);
-    return client;
   }
 
   /**
