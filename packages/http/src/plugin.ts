@@ -1,7 +1,7 @@
 import { METHODS } from 'node:http';
 import pino from 'pino';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RegisterOptions } from 'fastify';
-import { ErrorCode, InMemoryEventStore, createEngine, type Servable } from '@mcpx/core';
+import { ErrorCode, InMemoryEventStore, createEngine, isMcpxError, type Servable } from '@mcpx/core';
 import { McpEngine, checkOptions, isModernProtocolVersion, optionKeys, sessionLogId } from '@mcpx/core/transport';
 import { checkHost, checkOrigin, checkProtocolVersion, originHostPolicy, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed } from './http-errors';
@@ -96,7 +96,12 @@ export const mcpx: FastifyPluginAsync<McpPluginOptions> = async (app, pluginOpti
   // Shared, the event log is the cluster's: a client resumes on any instance.
   const shared = engine.cluster?.cluster.events;
   const store = options.eventStore === false ? undefined : (shared ?? options.eventStore ?? new InMemoryEventStore());
-  const onError = (err: unknown) => engine.logger.error({ err }, 'mcp endpoint error');
+  // Redis out of reach (a failover, a restart) loses what was being stored for resumption, not the
+  // answer itself: a warning, like the 503s the endpoint sends meanwhile. Anything else is an error.
+  const onError = (err: unknown) =>
+    isMcpxError(err, 'MCPX_CLUSTER_UNAVAILABLE')
+      ? engine.logger.warn({ err }, 'shared event log unreachable: an event was not stored for resumption')
+      : engine.logger.error({ err }, 'mcp endpoint error');
   const sessions = new SessionManager(engine, store, options.maxSessions, options.sessionIdleTimeoutMs, onError, options.streamRetentionMs, options.clock);
   const policy = originHostPolicy(options.allowedOrigins, options.allowedHosts, options.cors?.origins);
   const heartbeats = options.sseHeartbeatMs > 0 ? new Heartbeats(options.sseHeartbeatMs) : undefined;

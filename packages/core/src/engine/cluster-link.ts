@@ -6,6 +6,7 @@ import { passes } from '../protocol/log-levels';
 import type { Session } from '../eras/legacy/session';
 import type { ListenSubscriptions } from '../eras/modern/subscriptions';
 import type { Cluster, ClusterMessage } from '../cluster/cluster';
+import { isMcpxError } from '../errors';
 
 /** The standalone (GET) stream of a session: what no request asked for goes there. */
 const STANDALONE = '0';
@@ -166,7 +167,7 @@ export class ClusterLink {
     try {
       await run();
     } catch (err) {
-      this.local.logger.error({ err, what }, 'could not send to the sessions of other instances');
+      this.logOutage(err, { err, what }, 'could not send to the sessions of other instances');
     }
   }
 
@@ -202,7 +203,13 @@ export class ClusterLink {
   }
 
   logFailure(err: unknown, what: string): void {
-    this.local.logger.error({ err }, `could not ${what} to the other instances`);
+    this.logOutage(err, { err }, `could not ${what} to the other instances`);
+  }
+
+  /** The shared store out of reach (a failover, a restart) is a warning, like the 503s answered meanwhile; anything else an error. */
+  private logOutage(err: unknown, fields: object, message: string): void {
+    if (isMcpxError(err, 'MCPX_CLUSTER_UNAVAILABLE')) this.local.logger.warn(fields, message);
+    else this.local.logger.error(fields, message);
   }
 
   private failed(what: string): (err: unknown) => void {
