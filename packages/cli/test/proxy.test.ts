@@ -1,7 +1,7 @@
 /**
  * `mcpx proxy CONFIG` as a user runs it: a real process serving, over HTTP behind OAuth, an upstream
- * built with the official SDK v1 (started over stdio) and one built with the SDK v2 (reached over
- * HTTP with a credential from the environment), to a 2025-11-25 client (SDK v1) and a 2026-07-28
+ * built with the official SDK v1 (started over stdio, 2025-11-25) and one built with the SDK v2
+ * (reached over HTTP with a credential from the environment, 2026-07-28), to a 2025-11-25 client (SDK v1) and a 2026-07-28
  * client (SDK v2): lists, calls with progress, an elicitation answered downstream (in both eras), cancellation, a
  * scope on one proxied tool, and the stdio upstream killed and started again.
  */
@@ -81,6 +81,19 @@ describe('mcpx proxy', () => {
     const client = await v1Client('math:use');
     const names = await toolsOf(client, 11);
     expect(names).toEqual(expect.arrayContaining(['docs_add', 'docs_ask', 'docs_count', 'docs_wait', 'web_shout', 'web_stats']));
+    // Each upstream in the era it speaks: the SDK v1 server 2025-11-25, the SDK v2 server 2026-07-28.
+    // (Logged once its whole listing is done, which may be just after its tools are listed.)
+    const eras = () =>
+      Object.fromEntries(
+        gateway
+          .logs()
+          .split('\n')
+          .filter((line) => line.includes('"upstream up"'))
+          .map((line) => JSON.parse(line) as { upstream: string; protocolVersion: string })
+          .map((l) => [l.upstream, l.protocolVersion]),
+      );
+    for (let i = 0; i < 200 && Object.keys(eras()).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(eras()).toEqual({ docs: '2025-11-25', web: '2026-07-28' });
     expect(textOf(await client.callTool({ name: 'docs_add', arguments: { a: 20, b: 22 } }))).toBe('42');
     // The upstream credential came from the environment and reached the upstream (it answers 401 otherwise).
     expect(textOf(await client.callTool({ name: 'web_shout', arguments: { text: 'quiet' } }))).toBe('QUIET');

@@ -1,6 +1,5 @@
 import { ErrorCode, McpError, isMcpxError, type RequestContext } from '@mcpx/core';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 
 /**
  * The downstream requests an upstream's calls are running for, so that what the upstream asks its
@@ -38,9 +37,13 @@ export class Downstream {
     }
   }
 
-  /** Installs the handlers of the upstream's requests on a new connection. */
+  /**
+   * Installs the handlers of the upstream's requests on a new connection: what a 2025-11-25
+   * upstream sends as requests and a 2026-07-28 one returns as input requests, which the client
+   * answers through these same handlers before it retries the call.
+   */
   install(client: Client, label: string): void {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler('elicitation/create', async (request) => {
       const ctx = this.caller(label, 'elicitation/create');
       const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown>; url?: string; elicitationId?: string };
       if (params.mode === 'url') {
@@ -49,13 +52,13 @@ export class Downstream {
       }
       return (await this.asking(ctx, () => ctx.elicit(params.message, (params.requestedSchema ?? { type: 'object', properties: {} }) as never))) as never;
     });
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    client.setRequestHandler('sampling/createMessage', async (request) => {
       const ctx = this.caller(label, 'sampling/createMessage');
       return (await this.asking(ctx, () => ctx.sample(request.params as never))) as never;
     });
-    client.setRequestHandler(ListRootsRequestSchema, async () => {
+    client.setRequestHandler('roots/list', async () => {
       const ctx = this.caller(label, 'roots/list');
-      return { roots: await this.asking(ctx, () => ctx.roots()) };
+      return { roots: (await this.asking(ctx, () => ctx.roots())) as never };
     });
   }
 

@@ -19,6 +19,19 @@ export function forwardedMeta(meta: Record<string, unknown> | undefined): Record
 }
 
 /**
+ * An upstream's result without the `_meta` keys MCP reserves (its serverInfo, its protocol
+ * version): they describe the upstream hop, and the gateway says its own downstream.
+ */
+export function withoutReservedMeta<T>(result: T): T {
+  const meta = (result as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  if (!meta || typeof meta !== 'object' || !Object.keys(meta).some(isReservedKey)) return result;
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(meta)) if (!isReservedKey(key)) Object.defineProperty(kept, key, { value: meta[key], enumerable: true, writable: true, configurable: true });
+  const { _meta: _dropped, ...rest } = result as Record<string, unknown>;
+  return (Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest) as T;
+}
+
+/**
  * A `_meta` key MCP keeps for itself: its prefix has a `modelcontextprotocol` or `mcp` label
  * (`modelcontextprotocol.io/`, `mcp.dev/`, and `io.modelcontextprotocol/`, which 2026-07-28 uses).
  */
@@ -31,10 +44,10 @@ function isReservedKey(key: string): boolean {
     .some((label) => label === 'modelcontextprotocol' || label === 'mcp');
 }
 
-/** The SDK's "MCP error -32602: " before the upstream's own message. */
+/** An "MCP error -32602: " some clients put before the upstream's own message. */
 const SDK_PREFIX = /^MCP error -?\d+: /;
-/** The SDK's code for a connection that closed under a request. */
-const CONNECTION_CLOSED = -32000;
+/** The client's codes for a request that never reached the upstream or lost it on the way. */
+const TRANSPORT_CODES = new Set(['CONNECTION_CLOSED', 'SEND_FAILED', 'NOT_CONNECTED']);
 
 /**
  * An upstream's failure as the downstream client sees it. A JSON-RPC error the upstream answered
@@ -48,7 +61,7 @@ export function forwardedError(err: unknown, label: string, kind: 'tool' | 'othe
   if (isMcpxError(err, 'MCPX_INPUT_PENDING') || isMcpxError(err, 'MCPX_INPUT_REQUIRED')) return err;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message.replace(SDK_PREFIX, '') : String(err);
-  if (typeof code === 'number' && Number.isInteger(code) && code !== CONNECTION_CLOSED) return new McpError(code, message, (err as { data?: unknown }).data);
+  if (typeof code === 'number' && Number.isInteger(code)) return new McpError(code, message, (err as { data?: unknown }).data);
   const told = `The upstream server ${label} failed during the request: ${message.split('\n')[0]!.slice(0, 300)}`;
   return kind === 'tool' ? new ToolError(told) : new McpError(ErrorCode.InternalError, told);
 }
@@ -57,7 +70,7 @@ export function forwardedError(err: unknown, label: string, kind: 'tool' | 'othe
 export function isTransportFailure(err: unknown, ctx: RequestContext): boolean {
   if (ctx.aborted || !(err instanceof Error) || err.name === 'AbortError') return false;
   const code = (err as { code?: unknown }).code;
-  if (code === -32000) return true; // the SDK's "connection closed"
-  if (typeof code === 'number') return false; // the upstream answered
+  if (typeof code === 'string' && TRANSPORT_CODES.has(code)) return true;
+  if (code !== undefined) return false; // the upstream answered, or the client refused the request itself
   return err.name === 'TypeError' || /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Error POSTing|not connected/i.test(err.message);
 }

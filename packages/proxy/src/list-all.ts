@@ -1,47 +1,23 @@
 import { ErrorCode } from '@mcpx/core';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 
-/** Each upstream's list the gateway asks for, in pages, at most this many pages (a bound on a looping cursor). */
-const MAX_PAGES = 1000;
+/**
+ * An upstream's whole lists. Called without a cursor, the client walks every page itself (at most
+ * `listMaxPages`, set by Upstream). Always asked of the upstream, never served from the client's
+ * cache: the gateway lists again because it was told a list changed.
+ */
+const FRESH = { cacheMode: 'refresh' } as const;
 
-/** Every item of a paginated list: the pages followed by their cursors. */
-async function listAll<P extends { nextCursor?: string }, T>(list: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
-  const all: T[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await list(cursor);
-    all.push(...items(page));
-    cursor = page.nextCursor;
-    if (!cursor) return all;
-  }
-  throw new Error(`its list did not end after ${MAX_PAGES} pages`);
-}
-
-const at = (cursor: string | undefined) => (cursor ? { cursor } : undefined);
-
-/** An upstream's whole lists, page by page. */
-export const listTools = (client: Client) =>
-  listAll(
-    (c) => client.listTools(at(c)),
-    (page) => page.tools,
-  );
-export const listPrompts = (client: Client) =>
-  listAll(
-    (c) => client.listPrompts(at(c)),
-    (page) => page.prompts,
-  );
-export const listResources = (client: Client) =>
-  listAll(
-    (c) => client.listResources(at(c)),
-    (page) => page.resources,
-  );
+export const listTools = async (client: Client) => (await client.listTools(undefined, FRESH)).tools;
+export const listPrompts = async (client: Client) => (await client.listPrompts(undefined, FRESH)).prompts;
+export const listResources = async (client: Client) => (await client.listResources(undefined, FRESH)).resources;
 
 /** Its templates; none from an upstream that does not know the method (it has no templates). */
-export const listTemplates = (client: Client) =>
-  listAll(
-    (c) => client.listResourceTemplates(at(c)),
-    (page) => page.resourceTemplates,
-  ).catch((err: unknown) => {
+export const listTemplates = async (client: Client) => {
+  try {
+    return (await client.listResourceTemplates(undefined, FRESH)).resourceTemplates;
+  } catch (err) {
     if ((err as { code?: unknown }).code === ErrorCode.MethodNotFound) return [];
     throw err;
-  });
+  }
+};

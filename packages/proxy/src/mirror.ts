@@ -1,15 +1,17 @@
 import { ErrorCode, McpError, ToolError, type LoggingLevel, type Registry, type RequestContext } from '@mcpx/core';
 import type { PromptSpec, ResourceSpec, TemplateSpec, ToolSpec } from '@mcpx/core/registry';
 import { UriTemplate } from '@mcpx/core/schema';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, Prompt, Resource, Tool } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import type { UpstreamConfig } from './config';
 import type { Downstream } from './downstream';
-import { forwardedError, forwardedMeta, isTransportFailure } from './forward';
+import { forwardedError, forwardedMeta, isTransportFailure, withoutReservedMeta } from './forward';
 import { listPrompts, listResources, listTemplates, listTools } from './list-all';
 import { callAsUpstreamTask } from './upstream-task';
+import type { UpstreamSubscriptions } from './subscriptions';
 import type { UpstreamListener } from './upstream';
+
+type ResourceTemplate = Awaited<ReturnType<Client['listResourceTemplates']>>['resourceTemplates'][number];
 
 type Kind = 'tools' | 'prompts' | 'resources';
 
@@ -33,8 +35,8 @@ export interface MirrorOptions {
 
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
-/** Upstream resources the gateway subscribes to at most, per upstream. */
-const MAX_SUBSCRIPTIONS = 1000;
+/** The log level asked of a 2026-07-28 upstream on each request (it logs nothing unasked); the caller's own level filters. */
+const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 
 /**
  * One upstream's entries in a registry: listed when it comes up, listed again when it says a list
@@ -46,9 +48,8 @@ export class Mirror implements UpstreamListener {
   /** The downstream requests whose progress an upstream request reports, by the token the gateway gave it. */
   private readonly progressRoutes = new Map<string, RequestContext>();
   private nextToken = 0;
-  /** The upstream resources subscribed to, on which connection. */
-  private readonly subscribed = new Set<string>();
-  private subscribedOn?: Client;
+  /** How the current connection hears of resource changes. */
+  private subscriptions?: UpstreamSubscriptions;
   /** Serialises listings: a list_changed during a listing lists again after it. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -66,7 +67,8 @@ export class Mirror implements UpstreamListener {
     return kind === 'resource' && this.last.templates.some((t) => t.match(key) !== null);
   }
 
-  async up(client: Client): Promise<void> {
+  async up(client: Client, subscriptions: UpstreamSubscriptions): Promise<void> {
+    this.subscriptions = subscriptions;
     const caps = client.getServerCapabilities() ?? {};
     const kinds: Kind[] = [];
     if (caps.tools) kinds.push('tools');
@@ -124,34 +126,10 @@ export class Mirror implements UpstreamListener {
       this.replace('prompts', await listPrompts(client), { key: (p) => p.name, add: (p) => r.addPrompt(this.promptSpec(p, client), { replace: true }) });
     } else {
       this.replace('resources', await listResources(client), { key: (x) => x.uri, add: (x) => r.addResource(this.resourceSpec(x), { replace: true }) });
-      await this.subscribe(client);
+      await this.subscriptions?.add(this.present.resources.keys());
       const templates = await listTemplates(client);
       this.replace('templates', templates, { key: (t) => t.uriTemplate, add: (t) => r.addResourceTemplate(this.templateSpec(t, client), { replace: true }) });
     }
-  }
-
-  /**
-   * Subscribes upstream to each listed resource (when it offers subscriptions), so its updates
-   * reach the gateway; the gateway's own subscriptions decide which clients hear them. Capped:
-   * a catalog past the cap is not subscribed beyond it.
-   */
-  private async subscribe(client: Client): Promise<void> {
-    for (const uri of this.present.resources.keys()) await this.subscribeTo(client, uri);
-  }
-
-  /** One upstream subscription, once per connection (the listed resources, and each URI read through a template). */
-  private async subscribeTo(client: Client, uri: string): Promise<void> {
-    if (!client.getServerCapabilities()?.resources?.subscribe) return;
-    if (this.subscribedOn !== client) {
-      this.subscribedOn = client;
-      this.subscribed.clear();
-    }
-    if (this.subscribed.has(uri) || this.subscribed.size >= MAX_SUBSCRIPTIONS) return;
-    this.subscribed.add(uri);
-    await client.subscribeResource({ uri }).catch((err: unknown) => {
-      this.subscribed.delete(uri);
-      this.options.logger.debug({ upstream: this.config.key, uri, err }, 'cannot subscribe upstream');
-    });
   }
 
   /**
@@ -231,7 +209,9 @@ export class Mirror implements UpstreamListener {
         const client = this.connected('tool');
         try {
           return await this.forward(ctx, (meta, options) =>
-            upstreamTask ? callAsUpstreamTask(client, { name, arguments: args, ...meta }, options) : client.callTool({ name, arguments: args, ...meta }, undefined, options),
+            upstreamTask && client.getProtocolEra() !== 'modern'
+              ? callAsUpstreamTask(client, { name, arguments: args, ...meta }, options)
+              : client.callTool({ name, arguments: args, ...meta }, options),
           );
         } catch (err) {
           throw forwardedError(err, this.options.label, 'tool');
@@ -298,9 +278,9 @@ export class Mirror implements UpstreamListener {
   private async read(uri: string, ctx: RequestContext, throughTemplate = false): Promise<unknown> {
     try {
       const client = this.connected('other');
-      const contents = await this.forward(ctx, (meta, options) => client.readResource({ uri, ...meta }, options));
+      const contents = await this.forward(ctx, (meta, options) => client.readResource({ uri, ...meta }, { ...options, cacheMode: 'bypass' }));
       // A client subscribes to what it has read: the upstream is subscribed to it from the first read.
-      if (throughTemplate) void this.subscribeTo(client, uri);
+      if (throughTemplate) void this.subscriptions?.add([uri]);
       return contents;
     } catch (err) {
       throw forwardedError(err, this.options.label, 'other');
@@ -323,6 +303,7 @@ export class Mirror implements UpstreamListener {
    */
   private async forward<T>(ctx: RequestContext, send: (meta: { _meta?: Record<string, unknown> }, options: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
     let meta = forwardedMeta(ctx.meta);
+    if (this.options.client()?.getProtocolEra() === 'modern') meta = { ...meta, [LOG_LEVEL_KEY]: 'debug' };
     let token: string | undefined;
     if (ctx.progressToken !== undefined) {
       token = `gateway-${++this.nextToken}`;
@@ -330,7 +311,8 @@ export class Mirror implements UpstreamListener {
       meta = { ...meta, progressToken: token };
     }
     try {
-      return await this.options.downstream.during(ctx, (signal) => send(meta ? { _meta: meta } : {}, { signal, timeout: this.options.requestTimeoutMs }));
+      const result = await this.options.downstream.during(ctx, (signal) => send(meta ? { _meta: meta } : {}, { signal, timeout: this.options.requestTimeoutMs }));
+      return withoutReservedMeta(result);
     } catch (err) {
       if (isTransportFailure(err, ctx)) this.options.lost(`a request failed on the way: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`);
       throw err;
