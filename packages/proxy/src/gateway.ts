@@ -1,4 +1,5 @@
 import { McpServer, Server, createEngine } from '@mcpx/core';
+import { APP_MIME_TYPE, UI_EXTENSION_ID } from '@mcpx/core/protocol';
 import { Namespace } from '@mcpx/core/registry';
 import type { Logger } from 'pino';
 import { labelOf, loadProxyConfig, parseProxyConfig, type ProxyConfig, type UpstreamConfig } from './config';
@@ -80,7 +81,8 @@ function connectUpstream(server: McpServer, config: UpstreamConfig, options: Gat
     ...options,
     logger: options.logger,
     // What the gateway can pass on to a downstream client; one that lacks it answers the upstream with an error.
-    capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+    // App views (MCP Apps) are passed on too: the gateway shows them to the clients that render them.
+    capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, extensions: { [UI_EXTENSION_ID]: { mimeTypes: [APP_MIME_TYPE] } } },
     onClient: (client) => downstream.install(client, label),
   });
   server.registry.explainAbsence(absenceOf(config, mirror, () => upstream!));

@@ -89,6 +89,22 @@ it("forwards a 2026-07-28 upstream's progress and log lines, and hears its chang
   expect(progress[progress.length - 1]).toBe(progress.length);
 });
 
+it("passes an upstream's app view on to the clients that render views, under the prefix", async () => {
+  const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+  const host = await connect(server, { ...quietOptions(), capabilities: apps });
+  try {
+    const search = (await host.listTools()).tools.find((t) => t.name === 'notes_search')!;
+    expect(search._meta).toMatchObject({ ui: { resourceUri: 'ui://notes/notes/board' }, 'ui/resourceUri': 'ui://notes/notes/board' });
+    const view = (await host.readResource('ui://notes/notes/board')).contents[0] as { mimeType: string; text: string };
+    expect(view.mimeType).toBe('text/html;profile=mcp-app');
+    expect(view.text).toMatch(/^<!doctype html>/i);
+  } finally {
+    host.close();
+  }
+  // A client that renders no views gets the tool without them.
+  expect((await client.listTools()).tools.find((t) => t.name === 'notes_search')!._meta).toBeUndefined();
+});
+
 it('puts the input a 2026-07-28 upstream asks for to a 2025-11-25 client and to a 2026-07-28 client', async () => {
   const legacy = await connect(server, { ...quietOptions(), capabilities: { elicitation: {} } });
   const modern = await connect(server, { ...quietOptions(), protocolVersion: '2026-07-28', capabilities: { elicitation: {} } });
