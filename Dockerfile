@@ -56,7 +56,9 @@ COPY --from=build /app/packages/openapi/dist packages/openapi/dist
 COPY --from=build /app/packages/proxy/dist packages/proxy/dist
 COPY --from=build /app/packages/cli/dist packages/cli/dist
 COPY --from=build /app/packages/cli/templates packages/cli/templates
+COPY --from=build /app/packages/cli/templates-app packages/cli/templates-app
 COPY --from=build /app/apps/example/dist apps/example/dist
+COPY --from=build /app/apps/example/skills apps/example/skills
 # The notes live on a volume the non-root user owns; the code stays root-owned and read-only to it.
 RUN mkdir -p /data/notes && chown -R node:node /data
 VOLUME ["/data"]

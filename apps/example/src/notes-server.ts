@@ -1,4 +1,5 @@
 import {
+  AppResource,
   RateLimit,
   ClientCapabilityError,
   ClientUnreachableError,
@@ -44,12 +45,23 @@ export function openNotebook(env: NodeJS.ProcessEnv = process.env): Notebook {
   return new NotesStore({ seed: SAMPLE_NOTES });
 }
 
+// The board a host that renders MCP Apps views shows for search results (apps/example/ui, built into
+// dist/ui by `npm run build`); the path holds from src/ and from dist/ alike.
+@AppResource({
+  uri: 'ui://notes/board',
+  name: 'board',
+  title: 'Notes board',
+  description: 'The notes a search found, to open or delete',
+  file: '../dist/ui/board.html',
+  prefersBorder: true,
+})
 @Server({
   name: 'mcpx-notes',
   title: 'Notes',
   version: '0.1.0',
   description: 'Create, search and read short Markdown notes.',
   instructions: 'Use search to find notes, then read notes://notes/{id} for the full text.',
+  skills: '../skills', // apps/example/skills, from src/ and from dist/ alike (docs/skills.md)
 })
 export class NotesServer extends McpServer {
   /** With no arguments (as `mcpx serve` builds it) the notes live where `openNotebook()` says. */
@@ -70,6 +82,7 @@ export class NotesServer extends McpServer {
     description: 'Finds notes whose title or text contains the query.',
     annotations: { readOnlyHint: true, openWorldHint: false },
     output: SearchResult,
+    ui: 'ui://notes/board',
   })
   async search(input: SearchInput, ctx: RequestContext): Promise<SearchResult> {
     const found = await this.store.search(input.query, input.tag);

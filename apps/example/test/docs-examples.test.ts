@@ -7,6 +7,7 @@ import { WeatherServer } from '../../../docs/examples/tools-output-class';
 import { CalcServer } from '../../../docs/examples/tools-raw-schema';
 import { FilesServer } from '../../../docs/examples/tools-errors';
 import { MaskedNotes } from '../../../docs/examples/errors-masking';
+import { WeatherApp } from '../../../docs/examples/apps-view';
 import { TeamGateway, upstreams as gatewayUpstreams } from '../../../docs/examples/composition-gateway';
 import { InventoryServer, serverLimits } from '../../../docs/examples/tools-limits';
 import { NotesResources } from '../../../docs/examples/resources';
@@ -20,6 +21,7 @@ import { ProtectedNotes, auth as authExample } from '../../../docs/examples/auth
 import { ErasNotes } from '../../../docs/examples/protocol-eras';
 import { WarehouseServer } from '../../../docs/examples/tools-header';
 import { OrdersServer } from '../../../docs/examples/observability';
+import { ReleaseServer } from '../../../docs/examples/skills-folder';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
@@ -67,6 +69,15 @@ describe('docs examples', () => {
 });
 
 describe('docs examples, run', () => {
+  it('skills: the folder next to the example and the skill written in code, each file with its digest', async () => {
+    const client = await connect(new ReleaseServer(), quietOptions());
+    const { skills } = await client.request<{ skills: { uri: string; resources: { uri: string }[] }[] }>('skills/list');
+    expect(skills.map((s) => s.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://team/changelog-style/SKILL.md']);
+    expect(skills[0]!.resources.map((r) => r.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://release-notes/templates/entry.md']);
+    expect((await client.readResource('skill://team/changelog-style/examples/good.md')).contents[0]).toMatchObject({ text: '- **search**: Match tags case-insensitively (#412)\n' });
+    client.close();
+  });
+
   it('observability: the tool sets an attribute on its request span and nests a span of its own under it', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -139,6 +150,22 @@ describe('docs examples, run', () => {
     expect(await client.callTool('remove', { path: 'nope' })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Cannot delete nope: no such file' }] });
     expect((await rpcErrorOf(client.callTool('fetch', { path: 'x' }))).code).toBe(-32602);
     client.close();
+  });
+
+  it('apps: a tool with a view, and one only the view calls', async () => {
+    const host = await connect(new WeatherApp(), { ...quietOptions(), capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } });
+    expect((await host.listTools()).tools.map((t) => [t.name, (t._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri])).toEqual([
+      ['forecast', 'ui://weather/dashboard'],
+      ['refresh', 'ui://weather/dashboard'],
+    ]);
+    const view = (await host.readResource('ui://weather/dashboard')).contents[0]!;
+    expect(view).toMatchObject({ mimeType: 'text/html;profile=mcp-app', _meta: { ui: { prefersBorder: true } } });
+    expect((await host.callTool('refresh', { city: 'Lyon' })).content).toEqual([{ type: 'text', text: 'Refreshed Lyon' }]);
+    host.close();
+    const plain = await connect(new WeatherApp(), quietOptions());
+    expect((await plain.listTools()).tools.map((t) => [t.name, t._meta])).toEqual([['forecast', undefined]]);
+    expect((await plain.callTool('forecast', { city: 'Lyon' })).content).toEqual([{ type: 'text', text: 'Sunny in Lyon, 21 °C' }]);
+    plain.close();
   });
 
   it('errors-masking: maskErrors hides a driver error from the client, keeps it in the log, and tells a ToolError as it is', async () => {

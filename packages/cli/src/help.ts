@@ -17,6 +17,7 @@ Usage:
   mcpx read <entry|url> <uri>           read a resource once and print it
   mcpx prompt <entry|url> <name> [json] get a prompt and print its messages
   mcpx init <dir> [--name <n>]          scaffold a project that builds and passes its own test
+            [--template app]            (app: a tool with an MCP Apps view, an HTML UI hosts render)
   mcpx manifest [entry] [--check]       write the registry's server.json and package.json mcpName
   mcpx install [entry|pkg] --client <c> add the server to a client's config (Claude, Cursor, VS Code...)
   mcpx uninstall <name> --client <c>    remove it from that config again
@@ -56,6 +57,8 @@ Options:                                              env
   --log-level <level>      fatal|error|warn|info|debug|trace|silent       MCPX_LOG_LEVEL
   --mask-errors            an unexpected tool error reaches the client as MCPX_MASK_ERRORS
                            a generic message (ToolError's stay); the log has it all
+  --skills <dir>           serve the skills in <dir> (one folder per skill,   MCPX_SKILLS
+                           each with a SKILL.md) as io.modelcontextprotocol/skills
   -h, --help               show this help
 
 OAuth 2.1 resource server (HTTP; every MCP request then needs a bearer JWT):

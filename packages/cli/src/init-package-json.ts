@@ -18,6 +18,22 @@ export const TOOLCHAIN = {
   typescript: '~5.9.3',
 } as const;
 
+/** The templates `mcpx init --template <name>` knows. */
+export type TemplateName = 'default' | 'app';
+
+/**
+ * What the app template adds to build its view: esbuild bundles src/ui/view.ts, which imports `App`
+ * from @modelcontextprotocol/ext-apps, with the peers that import needs (@modelcontextprotocol/client,
+ * which brings @modelcontextprotocol/core, and zod). The bundle is inlined into one HTML file, so
+ * none of them is needed at run time. A test keeps them equal to this repository's own versions.
+ */
+export const APP_TOOLCHAIN = {
+  '@modelcontextprotocol/client': '^2.4.0',
+  '@modelcontextprotocol/ext-apps': '^2.0.4',
+  esbuild: '^0.28.2',
+  zod: '^4.6.7',
+} as const;
+
 type Manifest = { name: string; version: string; dependencies?: Record<string, string> };
 
 function readManifest(file: string): Manifest {
@@ -68,30 +84,56 @@ export function binName(name: string): string {
   return name.replace(/^@[^/]+\//, '');
 }
 
+/** The default template's scripts. */
+const SCRIPTS = {
+  build: 'tsc -p tsconfig.json',
+  typecheck: 'tsc -p tsconfig.test.json',
+  test: 'jest',
+  start: 'npm run build --silent && node dist/main.js',
+  'start:stdio': 'npm run build --silent && node dist/main-stdio.js',
+  prepack: 'npm run build',
+  dev: 'mcpx dev src/server.ts',
+  manifest: 'npm run build --silent && mcpx manifest',
+};
+
+/**
+ * The app template's scripts: the view is type-checked and bundled into dist/ui/ before tsc compiles
+ * the server, and before the tests (which read it). No nested `npm run` in `build`: its banner would
+ * reach stdout, which `npm run --silent start:stdio` keeps for the protocol.
+ */
+const APP_SCRIPTS = {
+  build: 'tsc -p tsconfig.ui.json && node scripts/build-ui.mjs && tsc -p tsconfig.json',
+  'build:ui': 'tsc -p tsconfig.ui.json && node scripts/build-ui.mjs',
+  typecheck: 'tsc -p tsconfig.test.json && tsc -p tsconfig.ui.json',
+  pretest: 'npm run build:ui',
+  test: SCRIPTS.test,
+  start: SCRIPTS.start,
+  'start:stdio': SCRIPTS['start:stdio'],
+  prepack: SCRIPTS.prepack,
+  dev: 'node scripts/build-ui.mjs && mcpx dev src/server.ts',
+  manifest: SCRIPTS.manifest,
+};
+
+function sortedKeys(record: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 /** The scaffold's package.json text: a package that can be published, with its stdio entry as its bin. */
-export function packageJson(name: string, versions: ScaffoldVersions = scaffoldVersions()): string {
+export function packageJson(name: string, versions: ScaffoldVersions = scaffoldVersions(), template: TemplateName = 'default'): string {
+  const app = template === 'app';
   const manifest = {
     name,
     version: '0.1.0',
-    description: 'An MCP server built with mcpx',
-    keywords: ['mcp', 'mcp-server', 'model-context-protocol'],
+    description: app ? 'An MCP server with an MCP Apps view, built with mcpx' : 'An MCP server built with mcpx',
+    keywords: app ? ['mcp', 'mcp-server', 'mcp-app', 'model-context-protocol'] : ['mcp', 'mcp-server', 'model-context-protocol'],
     main: 'dist/server.js',
     bin: { [binName(name)]: 'dist/main-stdio.js' },
     files: ['dist'],
     engines: { node: '>=20' },
-    scripts: {
-      build: 'tsc -p tsconfig.json',
-      typecheck: 'tsc -p tsconfig.test.json',
-      test: 'jest',
-      start: 'npm run build --silent && node dist/main.js',
-      'start:stdio': 'npm run build --silent && node dist/main-stdio.js',
-      prepack: 'npm run build',
-      dev: 'mcpx dev src/server.ts',
-      manifest: 'npm run build --silent && mcpx manifest',
-    },
+    scripts: app ? APP_SCRIPTS : SCRIPTS,
     dependencies: versions.dependencies,
     optionalDependencies: versions.optionalDependencies,
-    devDependencies: versions.devDependencies,
+    devDependencies: app ? sortedKeys({ ...versions.devDependencies, ...APP_TOOLCHAIN }) : versions.devDependencies,
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }

@@ -1,8 +1,20 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { CLI_DIR } from './init-package-json';
+import { CLI_DIR, type TemplateName } from './init-package-json';
 
 export const TEMPLATES_DIR = join(CLI_DIR, 'templates');
+/** The app template's own files, written over the default template's (same path: the app's wins). */
+export const APP_TEMPLATES_DIR = join(CLI_DIR, 'templates-app');
+
+/** What `mcpx init --template <name>` writes: each folder's files in turn, a later folder's replacing an earlier one's. */
+export const TEMPLATES: Record<TemplateName, { dirs: string[] }> = {
+  default: { dirs: [TEMPLATES_DIR] },
+  app: { dirs: [TEMPLATES_DIR, APP_TEMPLATES_DIR] },
+};
+
+export function isTemplateName(name: string): name is TemplateName {
+  return Object.prototype.hasOwnProperty.call(TEMPLATES, name);
+}
 
 /** Template file names that would otherwise be picked up by tools in this repo (or dropped by npm pack). */
 const RENAMES: Record<string, string> = { gitignore: '.gitignore', dockerignore: '.dockerignore' };
@@ -46,4 +58,11 @@ export function renderTemplates(values: Record<string, string>, dir = TEMPLATES_
   };
   walk(dir);
   return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** Every file of a template, rendered, sorted by path. */
+export function renderTemplate(template: TemplateName, values: Record<string, string>): TemplateFile[] {
+  const files = new Map<string, TemplateFile>();
+  for (const dir of TEMPLATES[template].dirs) for (const file of renderTemplates(values, dir)) files.set(file.path, file);
+  return [...files.values()].sort((a, b) => a.path.localeCompare(b.path));
 }

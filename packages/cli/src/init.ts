@@ -1,17 +1,24 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { binName, packageJson } from './init-package-json';
-import { renderTemplates } from './init-templates';
+import { binName, packageJson, type TemplateName } from './init-package-json';
+import { TEMPLATES, isTemplateName, renderTemplate } from './init-templates';
 import { CliError } from './errors';
 
-export const INIT_USAGE = `Usage: mcpx init <dir> [--name <package-name>] [--force]
+export const INIT_USAGE = `Usage: mcpx init <dir> [--name <package-name>] [--force] [--template default|app]
 
-Creates a working mcpx server project in <dir>: a server class with a tool, a resource and a
-prompt, HTTP and stdio entry points, a test, a Dockerfile and a README.
+Creates a working mcpx server project in <dir>: a server class, HTTP and stdio entry points, a
+test, a Dockerfile and a README.
+
+Templates:
+  default  a server class with a tool, a resource and a prompt
+  app      a server class with a tool that has an MCP Apps view (an interactive HTML UI that hosts
+           render for its results) and a tool only the view calls; the view's source is
+           src/ui/view.html and view.ts, which esbuild bundles into one file, dist/ui/view.html
 
 Options:
   --name <package-name>  the npm package name (default: derived from <dir>)
   --force                write into <dir> even if it is not empty (files with the same name are replaced)
+  --template <template>  default or app (default: default)
   -h, --help             show this help
 `;
 
@@ -24,6 +31,7 @@ interface InitArgs {
   dir: string;
   name?: string;
   force: boolean;
+  template: TemplateName;
 }
 
 /** A bad `mcpx init` command line: told here, before anything is written. */
@@ -50,6 +58,7 @@ function parseArgs(argv: string[]): InitArgs | 'help' {
   let dir: string | undefined;
   let name: string | undefined;
   let force = false;
+  let template: TemplateName = 'default';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-h' || arg === '--help') return 'help';
@@ -58,18 +67,24 @@ function parseArgs(argv: string[]): InitArgs | 'help' {
       const value = arg === '--name' ? argv[++i] : arg.slice('--name='.length);
       if (value === undefined || value === '' || (arg === '--name' && value.startsWith('-'))) throw new UsageError('--name needs a package name, e.g. --name my-server');
       name = value;
+    } else if (arg === '--template' || arg.startsWith('--template=')) {
+      const value = arg === '--template' ? argv[++i] : arg.slice('--template='.length);
+      const known = Object.keys(TEMPLATES).join(', ');
+      if (value === undefined || value === '' || (arg === '--template' && value.startsWith('-'))) throw new UsageError(`--template needs a template name: ${known}`);
+      if (!isTemplateName(value)) throw new UsageError(`unknown template "${value}" (known: ${known})`);
+      template = value;
     } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see mcpx init --help)`, 2, { code: 'MCPX_CLI_OPTION_UNKNOWN' });
     else if (dir === undefined) dir = arg;
     else throw new UsageError(`init takes one directory, got "${dir}" and "${arg}"`);
   }
-  if (dir === undefined || dir === '') throw new UsageError('init needs a directory: mcpx init <dir> [--name <package-name>] [--force]');
-  return { dir, name, force };
+  if (dir === undefined || dir === '') throw new UsageError('init needs a directory: mcpx init <dir> [--name <package-name>] [--force] [--template default|app]');
+  return { dir, name, force, template };
 }
 
 /**
- * `mcpx init <dir> [--name <package-name>] [--force]`: scaffolds a project. `argv` holds the
- * arguments after `init`. Returns the exit code: 0 when done, 2 on bad input (with one
- * `mcpx: ...` line on stderr), 1 when a file cannot be written.
+ * `mcpx init <dir> [--name <package-name>] [--force] [--template default|app]`: scaffolds a
+ * project. `argv` holds the arguments after `init`. Returns the exit code: 0 when done, 2 on bad
+ * input (with one `mcpx: ...` line on stderr), 1 when a file cannot be written.
  */
 export async function runInit(argv: string[], io: InitIo = process): Promise<number> {
   let args: InitArgs | 'help';
@@ -107,7 +122,7 @@ export async function runInit(argv: string[], io: InitIo = process): Promise<num
   }
 
   const imageName = name.replace(/^@/, '').replace(/\//g, '-');
-  const files = [{ path: 'package.json', content: packageJson(name) }, ...renderTemplates({ name, imageName, binName: binName(name) })];
+  const files = [{ path: 'package.json', content: packageJson(name, undefined, args.template) }, ...renderTemplate(args.template, { name, imageName, binName: binName(name) })];
   try {
     for (const file of files) {
       const path = join(target, file.path);
@@ -131,6 +146,7 @@ export async function runInit(argv: string[], io: InitIo = process): Promise<num
       '  npm test                       # run the tests',
       '  npm start                      # serve on http://127.0.0.1:3000/mcp',
       '  npm run --silent start:stdio   # serve over stdio',
+      ...(args.template === 'app' ? ['', 'README.md says how to see the view in a host that renders MCP Apps.'] : []),
       '',
     ].join('\n'),
   );

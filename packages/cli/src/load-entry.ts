@@ -124,5 +124,7 @@ export function definitionFailure(err: unknown): CliError | undefined {
   if (err instanceof CliError) return err;
   // An unknown @Server option too: the command's own options to listen() and serveStdio() are all known ones.
   if (isDefinitionError(err) || isMcpxError(err, 'MCPX_OPTION_UNKNOWN')) return new CliError(`invalid server definition: ${oneLine(err)}`, 2, { cause: err });
+  // Skills that cannot be served (a missing folder, a SKILL.md without valid frontmatter): the message names the file.
+  if (isMcpxError(err, 'MCPX_SKILLS')) return new CliError(`cannot serve the skills: ${oneLine(err)}`, 2, { cause: err });
   return undefined;
 }

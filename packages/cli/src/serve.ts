@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { McpEngine } from '@mcpx/core/transport';
 import type { ListenOptions, RedisSettings } from '@mcpx/http';
 import { entryOf, parse, pick, toBool, toHost, toHttpUrl, toList, toLogLevel, toOrigins, toPath, toPort, toPositiveMs, type LogLevel } from './args';
@@ -21,6 +22,7 @@ const SERVE_OPTIONS = {
   'cors-origin': { type: 'string' },
   'log-level': { type: 'string' },
   'mask-errors': { type: 'boolean' },
+  skills: { type: 'string' },
   'session-idle-timeout': { type: 'string' },
   'auth-jwks-url': { type: 'string' },
   'auth-issuer': { type: 'string' },
@@ -75,6 +77,8 @@ export interface ServeSettings {
   logLevel: LogLevel;
   /** --mask-errors / MCPX_MASK_ERRORS: unexpected tool errors reach clients as a generic message (undefined: the engine reads the variable). */
   maskErrors?: boolean;
+  /** --skills / MCPX_SKILLS: a folder of skills served with the server's own (io.modelcontextprotocol/skills), resolved against the working directory. */
+  skills?: string;
   /** --otel / MCPX_OTEL: the OpenTelemetry SDK, exporting over OTLP as the OTEL_* variables say (HTTP and stdio). */
   otel: boolean;
   http: Pick<ListenOptions, 'port' | 'host' | 'path' | 'stateless' | 'jsonResponse' | 'allowedOrigins' | 'allowedHosts' | 'cors' | 'sessionIdleTimeoutMs' | 'metrics' | 'serverCard'>;
@@ -158,7 +162,8 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   const logLevel = toLogLevel(pick(values['log-level'], 'log-level', ['MCPX_LOG_LEVEL'], env)) ?? 'info';
   const otel = toBool(pick(values.otel, 'otel', ['MCPX_OTEL'], env)) ?? false;
   const maskErrors = toBool(pick(values['mask-errors'], 'mask-errors', ['MCPX_MASK_ERRORS'], env));
-  const common = { entry, stdio, server, logLevel, otel, ...(maskErrors !== undefined ? { maskErrors } : {}), ...(openapi ? { openapi } : {}) };
+  const skills = toFolder(pick(values.skills, 'skills', ['MCPX_SKILLS'], env));
+  const common = { entry, stdio, server, logLevel, otel, ...(maskErrors !== undefined ? { maskErrors } : {}), ...(skills ? { skills } : {}), ...(openapi ? { openapi } : {}) };
   if (stdio) {
     if (otel) checkStdoutExporters(env);
     return { ...common, http: {} };
@@ -181,6 +186,14 @@ export function serveSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   const auth = authSettings(values, env);
   const redis = redisSettings(values, env);
   return { ...common, http, ...(auth ? { auth } : {}), ...(redis ? { redis } : {}) };
+}
+
+/** --skills / MCPX_SKILLS: a folder, made absolute against the working directory (whether it exists is the server's to say, at startup). */
+function toFolder(v: Picked): string | undefined {
+  if (!v) return undefined;
+  const text = String(v.raw).trim();
+  if (!text) throw new CliError(`${v.from} needs a folder of skills`);
+  return resolve(text);
 }
 
 /** Redis could not be reached (or @mcpx/redis is missing): not a listen error, whatever its code. */
@@ -222,7 +235,7 @@ export async function runServe(argv: string[], command: 'serve' | 'proxy' = 'ser
   if (settings.stdio) {
     let engine: McpEngine;
     try {
-      engine = createEngine(instance, { logger, ...(settings.maskErrors !== undefined ? { maskErrors: settings.maskErrors } : {}) });
+      engine = createEngine(instance, { logger, ...(settings.maskErrors !== undefined ? { maskErrors: settings.maskErrors } : {}), ...(settings.skills ? { skills: settings.skills } : {}) });
     } catch (err) {
       throw definitionFailure(err) ?? err;
     }
@@ -247,6 +260,7 @@ export async function runServe(argv: string[], command: 'serve' | 'proxy' = 'ser
       otel: settings.otel,
       logger,
       ...(settings.maskErrors !== undefined ? { maskErrors: settings.maskErrors } : {}),
+      ...(settings.skills ? { skills: settings.skills } : {}),
       ...(auth ? { auth } : {}),
       ...(settings.redis ? { redis: settings.redis } : {}),
     });

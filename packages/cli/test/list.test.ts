@@ -12,7 +12,8 @@ describe('mcpx list', () => {
     expect(r.stdout).toMatch(/^mcpx-notes 0\.1\.0 \(Notes\)\n/);
     expect(r.stdout).toMatch(/\nTools \(\d+\)\n {2}create\n {4}title: Create a note\n {4}description: Creates a note and returns a link to it\.\n {4}input:\n {6}title: string \(required\)/);
     expect(r.stdout).toContain('      tags: string[] (optional, default [])');
-    expect(r.stdout).toMatch(/\nResources \(\d+\)\n {2}notes:\/\/index/);
+    // The board (an MCP Apps view) first: `mcpx list` shows the author every entry, whoever may see it.
+    expect(r.stdout).toMatch(/\nResources \(\d+\)\n {2}ui:\/\/notes\/board {2}board \[text\/html;profile=mcp-app\]\n[\s\S]*?\n {2}notes:\/\/index/);
     expect(r.stdout).toMatch(/\nResource templates \(\d+\)\n {2}notes:\/\/notes\/\{id\}/);
     expect(r.stdout).toMatch(/\nPrompts \(1\)\n {2}summarize\n/);
     expect(r.stdout).toContain('noteId (required)');

@@ -158,7 +158,7 @@ it('describes the example server as a deployment: remotes from --url, its templa
     serverInfo: { name: 'mcpx-notes', version: '0.1.0' },
     tools: ['append', 'create', 'delete', 'export', 'search'],
     prompts: ['summarize'],
-    resourceTemplates: ['notes://notes/{id}', 'notes://tags/{tag}'],
+    resourceTemplates: ['notes://notes/{id}', 'notes://tags/{tag}', 'skill://{+path}'],
   });
 });
 

@@ -15,6 +15,7 @@ export const MCPX_ERROR_CODES = Object.freeze({
   MCPX_DEFINITION: 'A decorated class cannot be served as written; the message names where and the way out.',
   MCPX_URI_TEMPLATE: 'A resource template URI is not a valid RFC 6570 template.',
   MCPX_ELICITATION_SCHEMA: 'A class or schema uses something an elicitation form cannot carry.',
+  MCPX_SKILLS: 'Skills cannot be served as given: a missing folder, a SKILL.md without valid frontmatter, a skill over the limits, a link out of its folder.',
   // Asking the client (in a handler)
   MCPX_CLIENT_CAPABILITY: 'The client did not declare the capability a request to it needs.',
   MCPX_CLIENT_UNREACHABLE: 'The server runs stateless, so no request can reach the client.',

@@ -12,6 +12,7 @@ import 'reflect-metadata';
 
 // Declaring a server: decorators, the optional base class, the engine
 export { Server, Tool, Resource, ResourceTemplate, Prompt, Complete, UseMiddleware, RateLimit } from './metadata/decorators';
+export { AppResource } from './apps/app-resource';
 export { Field } from './schema/field';
 export { McpServer, createEngine, mount, type Servable } from './server';
 export type { RateLimitOptions, RateLimitSubject } from './policies/rate-limit';

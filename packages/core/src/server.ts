@@ -6,6 +6,9 @@ import { buildRegistry, serverInfoOf, type DefinitionWarning } from './scanner/s
 import { DefinitionError } from './definition-error';
 import { envFlag } from './env-flag';
 import { Namespace, mountRegistry } from './engine/mount';
+import { SkillsExtension } from './skills/skills-extension';
+import { SKILLS_EXTENSION_ID } from './skills/skill-constants';
+import type { SkillChanges } from './skills/skill-catalog';
 
 const engines = new WeakMap<object, McpEngine>();
 const warningsOf = new WeakMap<McpEngine, readonly DefinitionWarning[]>();
@@ -74,6 +77,18 @@ function strictDefinitions(options: EngineOptions): boolean {
   return envFlag(process.env.MCPX_STRICT_DEFINITIONS);
 }
 
+/**
+ * Reads the server's skill folders again (the `skills` of `@Server` or of the options): digests
+ * follow the files, and when a skill changed clients hear notifications/resources/list_changed.
+ * Rejects when a folder cannot be loaded now (the skills served stay as they were), or when the
+ * server serves no skills.
+ */
+export async function reloadSkills(server: Servable): Promise<SkillChanges> {
+  const skills = createEngine(server).extensions.get(SKILLS_EXTENSION_ID);
+  if (!(skills instanceof SkillsExtension)) throw new DefinitionError('reloadSkills: this server serves no skills (give @Server({ skills }) or the skills option)');
+  return skills.reload();
+}
+
 /** The definition warnings found when the engine was built (what its schemas cannot check). */
 export function definitionWarnings(engine: McpEngine): readonly DefinitionWarning[] {
   return warningsOf.get(engine) ?? [];
@@ -103,6 +118,11 @@ export class McpServer {
   /** Serves another server inside this one under `namespace` (see `mount()`); call it from `onServerInit` or later. */
   mount(namespace: string, server: Servable): void {
     mount(this, namespace, server);
+  }
+
+  /** Reads the server's skill folders again (see `reloadSkills()`). */
+  reloadSkills(): Promise<SkillChanges> {
+    return reloadSkills(this);
   }
 
   /** Tells every client subscribed to `uri` that it changed. */

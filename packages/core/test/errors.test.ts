@@ -18,6 +18,7 @@ import {
 import { MCPX_ERROR_CODES, type McpxErrorCode } from '../src/errors';
 import { ElicitationSchemaError, UriTemplateError } from '../src/exports/schema';
 import { ClusterUnavailableError, InvalidTaskCursorError } from '../src/exports/stores';
+import { SkillsError } from '../src/exports/registry';
 import { InputPending } from '../src/protocol/input-required';
 import { RequestStateError } from '../src/eras/modern/request-state';
 import * as http from '@mcpx/http';
@@ -39,6 +40,7 @@ const LOCAL: Record<string, () => McpxError> = {
   DefinitionError: () => new DefinitionError('Broken.tool: duplicate tool name "x"'),
   UriTemplateError: () => new UriTemplateError('unclosed expression', 5, 'file:{path'),
   ElicitationSchemaError: () => new ElicitationSchemaError('Form', [{ property: 'tags', reason: 'arrays of objects cannot be asked' }]),
+  SkillsError: () => new SkillsError('skills: skills/x/SKILL.md: the name "y" must be the name of its folder ("x")'),
   UnknownOptionError: () => new UnknownOptionError('listen()', [{ name: 'prot', suggestion: 'port' }]),
   ClientCapabilityError: () => new ClientCapabilityError('no sampling', 'sampling'),
   ClientUnreachableError: () => new ClientUnreachableError('sampling/createMessage'),

@@ -56,6 +56,11 @@ const CORE_RANK: Record<string, number> = {
   schema: 3,
   metadata: 3,
   context: 3,
+  // MCP Apps: the view options, their checks and what a tool's `ui` makes of its _meta; the view
+  // entries and the check that each named view exists are built with the registry's.
+  apps: 3,
+  'apps/app-resource.ts': 4,
+  'apps/app-registry-check.ts': 4,
   // Entries, and the scanner that turns classes into them.
   registry: 4,
   scanner: 4,
@@ -65,6 +70,7 @@ const CORE_RANK: Record<string, number> = {
   handlers: 6,
   tasks: 6,
   extensions: 6,
+  skills: 6,
   // The two protocol eras, each built from the shared handlers.
   eras: 7,
   // Composition roots: they build a server from everything below.

@@ -146,6 +146,8 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
       tools: { listChanged: live },
       // export can run as a task; tasks outlive a request, so only stateful sessions are offered them.
       ...(live ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      // Its skill (Skills) and its board (MCP Apps), where clients of both eras read them.
+      extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true }, 'io.modelcontextprotocol/ui': {} },
     });
     expect(transport.protocolVersion).toBe('2025-11-25');
 
@@ -226,6 +228,14 @@ describe.each(MODES)('the SDK client over Streamable HTTP, $name', (mode) => {
       [
         { uriTemplate: 'notes://notes/{id}', name: 'note', title: 'A note', description: 'One note as Markdown', mimeType: 'text/markdown' },
         { uriTemplate: 'notes://tags/{tag}', name: 'tag', title: 'Notes with a tag', mimeType: 'application/json' },
+      ],
+      [
+        {
+          uriTemplate: 'skill://{+path}',
+          name: 'io.modelcontextprotocol/skills',
+          title: 'Skills',
+          description: 'The files of the skills this server serves (1; skills/list lists them)',
+        },
       ],
     ]);
     const prompts = await allPages(

@@ -108,7 +108,7 @@ describe('the tarballs (npm pack --dry-run)', () => {
     for (const [name, files] of packed) {
       expect({ name, files }).toEqual({ name, files: expect.arrayContaining(['package.json', 'README.md', 'LICENSE']) });
       // The cli's templates are the scaffold's own files (its src/ and test/), shipped as data.
-      const unwanted = files.filter((f) => !f.startsWith('templates/') && /\.map$|\.tsbuildinfo$|(^|\/)(src|test)\/|\.(test|spec)\.(js|d\.ts)$/.test(f));
+      const unwanted = files.filter((f) => !/^templates(-app)?\//.test(f) && /\.map$|\.tsbuildinfo$|(^|\/)(src|test)\/|\.(test|spec)\.(js|d\.ts)$/.test(f));
       expect({ name, unwanted }).toEqual({ name, unwanted: [] });
     }
   });
@@ -128,12 +128,12 @@ describe('the tarballs (npm pack --dry-run)', () => {
     ).toEqual([]);
   });
 
-  it('@mcpx/cli ships every template mcpx init writes', () => {
-    const templates = join(ROOT, 'packages/cli/templates');
+  it.each(['templates', 'templates-app'])('@mcpx/cli ships every file of %s, which mcpx init writes', (folder) => {
+    const templates = join(ROOT, 'packages/cli', folder);
     const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
     const onDisk = walk(templates).map((f) => relative(join(ROOT, 'packages/cli'), f));
     expect(onDisk.length).toBeGreaterThan(5);
-    expect(packed.get('@mcpx/cli')!.filter((f) => f.startsWith('templates/'))).toEqual(onDisk.sort());
+    expect(packed.get('@mcpx/cli')!.filter((f) => f.startsWith(`${folder}/`))).toEqual(onDisk.sort());
   });
 
   it('mcpx ships its bin shim alone', () => {

@@ -6,7 +6,8 @@
  * `npm start`, `npm run --silent start:stdio`, with the official SDK client calling the scaffold's
  * tool over HTTP and stdio. Then the scaffold is published and run as `npx -y demo`, its
  * Dockerfile's stages are followed without Docker, and fresh CommonJS and ESM projects install the
- * packages and use them. npm runs with its own userconfig and cache under a temp folder.
+ * packages and use them. Last, `npx mcpx init app-demo --template app` (a tool with an MCP Apps
+ * view) installs, builds its view with esbuild, passes its tests and serves the view over stdio. npm runs with its own userconfig and cache under a temp folder.
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -35,6 +36,7 @@ let registry: LocalRegistry;
 let env: NodeJS.ProcessEnv;
 let project: string;
 let demo: string;
+let appDemo: string;
 const children = new Set<ChildProcess>();
 
 interface Ran {
@@ -121,6 +123,7 @@ beforeAll(async () => {
   project = join(work, 'project');
   mkdirSync(project);
   demo = join(project, 'demo');
+  appDemo = join(project, 'app-demo');
 }, 60_000);
 
 afterAll(async () => {
@@ -325,5 +328,54 @@ connect(new Echo(), quietOptions()).then(async (client) => {
     await client.close();
     server.child.kill((image.stopSignal ?? 'SIGTERM') as NodeJS.Signals);
     expect(await server.exited).toEqual({ code: 0, signal: null });
+  });
+  it('npx mcpx init app-demo --template app scaffolds the project with an MCP Apps view, and npm install takes it all from the registry', async () => {
+    const init = await ok('npx', ['mcpx', 'init', 'app-demo', '--template', 'app'], project);
+    expect(init.stdout).toContain('Created app-demo in app-demo:');
+    expect(init.stdout).toContain('  src/ui/view.ts\n');
+    const install = await ok('npm', ['install'], appDemo);
+    expect(`${install.stdout}${install.stderr}`).not.toContain('EBADENGINE');
+    const lock = JSON.parse(readFileSync(join(appDemo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; link?: boolean }> };
+    const installed = Object.entries(lock.packages).filter(([path]) => path !== '');
+    expect(installed.filter(([, p]) => p.link || !p.resolved?.startsWith(registry.url)).map(([path]) => path)).toEqual([]);
+    for (const name of ['esbuild', '@modelcontextprotocol/ext-apps', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'zod']) {
+      expect({ name, installed: existsSync(join(appDemo, 'node_modules', name, 'package.json')) }).toEqual({ name, installed: true });
+    }
+  });
+
+  it('the app project builds: esbuild bundles the view into one HTML file next to the compiled server', async () => {
+    const build = await ok('npm', ['run', 'build'], appDemo);
+    expect(build.stderr).toMatch(/built dist\/ui\/view\.html \(\d+ kB\)/);
+    const html = readFileSync(join(appDemo, 'dist/ui/view.html'), 'utf8');
+    expect(html).toContain('<script type="module">');
+    expect(html).not.toMatch(/<script[^>]*\ssrc=/);
+    expect(html).toContain('ui/initialize');
+    for (const file of ['server.js', 'main.js', 'main-stdio.js']) expect({ file, built: existsSync(join(appDemo, 'dist', file)) }).toEqual({ file, built: true });
+  });
+
+  it("the app project's npm test passes", async () => {
+    const tests = await ok('npm', ['test'], appDemo);
+    expect(`${tests.stdout}${tests.stderr}`).toMatch(/Tests:\s+10 passed, 10 total/);
+  });
+
+  it('the app project serves its view over stdio to an SDK client that renders views, and the view-only tool answers', async () => {
+    const transport = new StdioClientTransport({ command: 'npm', args: ['run', '--silent', 'start:stdio'], cwd: appDemo, env: env as Record<string, string>, stderr: 'pipe' });
+    const errors: Error[] = [];
+    const mimeTypes = ['text/html;profile=mcp-app'];
+    const client = new Client({ name: 'registry-test', version: '1.0.0' }, { capabilities: { experimental: { 'io.modelcontextprotocol/ui': { mimeTypes } } } });
+    client.onerror = (err) => errors.push(err);
+    await client.connect(transport);
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => [t.name, (t._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri])).toEqual([
+      ['counter', 'ui://app-demo/counter'],
+      ['add', 'ui://app-demo/counter'],
+    ]);
+    const view = await client.readResource({ uri: 'ui://app-demo/counter' });
+    expect(view.contents).toEqual([expect.objectContaining({ uri: 'ui://app-demo/counter', mimeType: mimeTypes[0], text: readFileSync(join(appDemo, 'dist/ui/view.html'), 'utf8') })]);
+    const added = (await client.callTool({ name: 'add', arguments: { by: 2 } })) as CallToolResult;
+    expect(added.structuredContent).toEqual({ count: 2 });
+    await client.close();
+    // Nothing but protocol messages reached stdout: the view's build writes to stderr.
+    expect(errors).toEqual([]);
   });
 });

@@ -133,6 +133,8 @@ describe('initialize', () => {
       tools: { listChanged: true },
       // export can run as a task.
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      // Its skill (Skills) and its board (MCP Apps), where clients of both eras read them.
+      extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true }, 'io.modelcontextprotocol/ui': {} },
     });
 
     // On the wire: the client asked for the latest version and the server agreed to it.
@@ -162,7 +164,7 @@ describe('lists, paginated two at a time', () => {
     }
   });
 
-  it('walks resources/list; resources/templates/list and prompts/list fit one page', async () => {
+  it('walks resources/list and resources/templates/list; prompts/list fits one page', async () => {
     const { client } = await shared();
     const first = await client.listResources();
     expect(first.resources.map((r) => r.uri)).toEqual(['notes://index', 'notes://notes/1']);
@@ -178,7 +180,12 @@ describe('lists, paginated two at a time', () => {
       { uriTemplate: 'notes://notes/{id}', name: 'note', title: 'A note', description: 'One note as Markdown', mimeType: 'text/markdown' },
       { uriTemplate: 'notes://tags/{tag}', name: 'tag', title: 'Notes with a tag', mimeType: 'application/json' },
     ]);
-    expect(templates.nextCursor).toBeUndefined();
+    // Then the skills' files (the example publishes one skill).
+    const skills = await client.listResourceTemplates({ cursor: templates.nextCursor! });
+    expect(skills.resourceTemplates).toEqual([
+      { uriTemplate: 'skill://{+path}', name: 'io.modelcontextprotocol/skills', title: 'Skills', description: 'The files of the skills this server serves (1; skills/list lists them)' },
+    ]);
+    expect(skills.nextCursor).toBeUndefined();
 
     const prompts = await client.listPrompts();
     expect(prompts.prompts).toEqual([

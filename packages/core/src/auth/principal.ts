@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '../protocol/errors';
-import type { Implementation } from '../protocol/types';
+import type { ClientCapabilities, Implementation } from '../protocol/types';
 
 /**
  * Who is calling: set from a verified access token over HTTP, or configured for stdio (where the
@@ -23,6 +23,8 @@ export interface Caller {
   readonly clientInfo?: Implementation;
   /** The 2025-11-25 session's id; undefined in the 2026-07-28 era. */
   readonly sessionId?: string;
+  /** What the client declared it supports (the session's, or this request's in 2026-07-28). */
+  readonly clientCapabilities?: ClientCapabilities;
 }
 
 /** Whether a caller may know an entry exists: hidden entries are absent from its lists and answer as unknown. */

@@ -25,6 +25,12 @@ export interface McpExtension {
   readonly settings?: ExtensionSettings | ((server: ExtensionServer) => ExtensionSettings | undefined);
   /** The eras it is offered in (default both). */
   readonly eras?: readonly Era[];
+  /**
+   * Where 2025-11-25 sessions find its declaration: `capabilities.experimental[id]` (the default),
+   * or `capabilities.extensions[id]` for an extension whose clients read it there in both eras
+   * (the skills extension, as the official SDK declares and reads it).
+   */
+  readonly legacyCapability?: 'experimental' | 'extensions';
   /** The request methods it adds. */
   readonly methods?: readonly ExtensionMethod[];
   /** The client-to-server notifications it handles. */
@@ -73,4 +79,6 @@ export interface ExtensionServer {
   offered(id: string): boolean;
   /** Sends a notification to every client that can receive one (2025 sessions; 2026 subscriptions/listen streams do not carry extension notifications). */
   broadcast(method: string, params?: Record<string, unknown>): void;
+  /** Tells every client subscribed to `uri` (2025 sessions and subscriptions/listen streams) that the resource changed. */
+  resourceUpdated(uri: string): void;
 }

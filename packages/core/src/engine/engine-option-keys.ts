@@ -12,6 +12,7 @@ export const ENGINE_OPTION_KEYS = optionKeys<EngineOptions>()(
   'cache',
   'middleware',
   'extensions',
+  'skills',
   'logger',
   'logLevel',
   'debugMessageBytes',

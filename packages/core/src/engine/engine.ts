@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal';
 import { randomUUID } from 'node:crypto';
 import { envFlag } from '../env-flag';
 import pino, { type LevelWithSilent, type Logger } from 'pino';
-import { implementationOf, type ServerOptions } from '../metadata/options';
+import { implementationOf, type ServerOptions, type SkillsEngineOptions } from '../metadata/options';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types';
 import type { Registry } from '../registry/registry';
 import { tagFilterOf, toolSearchOf } from '../registry/entry-visibility';
@@ -30,8 +30,8 @@ import { modernMethods } from '../eras/modern/methods';
 import { RequestPipeline } from '../pipeline/pipeline';
 import { checkMiddleware, type Middleware } from '../context/middleware';
 import { ExtensionSet } from '../extensions/extension-set';
-import { tasksExtension } from '../eras/modern/handlers/tasks';
 import type { McpExtension } from '../context/extension';
+import { serverExtensions } from './server-extensions';
 
 /** Notifications a client may send, as telemetry names them (any other is `_OTHER`). */
 const CLIENT_NOTIFICATIONS = new Set(['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'notifications/tasks/status']);
@@ -44,7 +44,7 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
 
 export type { MethodHandler, NotificationHandler } from '../context/handler-types';
 
-export interface EngineOptions extends ModernOptions {
+export interface EngineOptions extends ModernOptions, SkillsEngineOptions {
   /** Middleware around every request's handler, outermost first; they run before `@Server`'s (docs/middleware.md). */
   middleware?: readonly Middleware[];
   /** Protocol extensions to serve (their methods, notifications, capabilities and middleware), before `@Server`'s. */
@@ -190,7 +190,7 @@ export class McpEngine {
       taskCounts: () => tasks.countByStatus(),
     });
     this.subscriptions = new ListenSubscriptions(this.logger);
-    this.extensions = new ExtensionSet([tasksExtension, ...(options.extensions ?? []), ...(info.extensions ?? [])]);
+    this.extensions = new ExtensionSet(serverExtensions(options, info));
     const rateLimiter = new RateLimiter(
       options.rateLimitStore ?? options.cluster?.rateLimits ?? new InMemoryRateLimitStore(),
       rateLimitRules(info.rateLimit, 'server'),
@@ -243,6 +243,7 @@ export class McpEngine {
       broadcast: (method, params) => {
         for (const session of this.sessions.values()) if (session.initialized) session.notify(method, params);
       },
+      resourceUpdated: (uri) => this.notifyResourceUpdated(uri),
     });
   }
 
@@ -335,6 +336,8 @@ export class McpEngine {
     // 2025-11-25 has no `extensions` capability: extensions are declared under `experimental`.
     const extensions = this.extensions.declared('legacy');
     if (extensions) declared.experimental = { ...extensions, ...this.options.capabilities?.experimental };
+    const backported = this.extensions.declared('legacy', 'extensions'); // McpExtension.legacyCapability
+    if (backported) declared.extensions = { ...backported, ...this.options.capabilities?.extensions };
     if (!live) this.quietCapabilities = { shape, caps: declared };
     return declared;
   }

@@ -1,5 +1,6 @@
 import type { Middleware } from '../context/middleware';
 import type { RequestContext } from '../context/request-context';
+import { withUiUri } from '../apps/tool-ui';
 import { DefinitionError } from '../definition-error';
 import type { EntryList, ListKind } from '../registry/entry-list';
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../registry/entry-types';
@@ -69,7 +70,9 @@ export function mountRegistry(into: Registry, namespace: Namespace, source: Moun
   const mirrors: Mirror<object>[] = [
     mirror(source.registry.tools, into.tools, (e: ToolEntry) => {
       const name = namespace.name_(e.definition.name);
-      return [name, { ...e, definition: { ...e.definition, name }, handler: (input: unknown, ctx: RequestContext) => e.handler(input, scoped(ctx)) }];
+      // Its view moved under the namespace with the server's other resources.
+      const definition = withUiUri({ ...e.definition, name }, (uri) => namespace.uri(uri));
+      return [name, { ...e, definition, handler: (input: unknown, ctx: RequestContext) => e.handler(input, scoped(ctx)) }];
     }),
     mirror(source.registry.prompts, into.prompts, (e: PromptEntry) => {
       const name = namespace.name_(e.definition.name);

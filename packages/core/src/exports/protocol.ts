@@ -1,6 +1,9 @@
 // '@mcpx/core/protocol': The protocol's shapes: results, content, capabilities, and the helpers that build them. Server authors find the common ones in '@mcpx/core'.
 
 export { INSUFFICIENT_SCOPE } from '../auth/principal';
+export { APP_MIME_TYPE, UI_EXTENSION_ID } from '../apps/app-types';
+export type { AppCsp, AppPermissions, AppResourceMeta, AppResourceOptions, AppToolVisibility, ToolUi } from '../apps/app-types';
+export { supportsApps } from '../apps/tool-ui';
 export type { Binary } from '../content/helpers';
 export { isContentBlock } from '../content/normalize';
 export type { CacheHint } from '../protocol/cache-hint';

@@ -16,3 +16,10 @@ export { definitionWarnings } from '../server';
 export type { TaskOptions } from '../tasks/task-runtime';
 export { Namespace } from '../engine/mount';
 export type { AbsenceExplainer, RegistryListener } from '../registry/registry';
+// Skills (io.modelcontextprotocol/skills, docs/skills.md): the option's shapes, the extension, what an entry and a reload are.
+export type { InlineSkill, SkillSource, SkillsOption, SkillsSettings } from '../metadata/options';
+export { SkillsExtension } from '../skills/skills-extension';
+export type { Skill, SkillResource, SkillChanges } from '../skills/skill-catalog';
+export { SKILLS_EXTENSION_ID, SKILL_LIMITS, DIRECTORY_MIME_TYPE } from '../skills/skill-constants';
+export { reloadSkills } from '../server';
+export { SkillsError } from '../skills/skills-error';

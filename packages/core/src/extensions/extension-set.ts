@@ -69,15 +69,25 @@ export class ExtensionSet {
     return tables;
   }
 
-  /** What `era` declares: `{ id: settings }` for each extension offered there now; undefined when none is. */
-  declared(era: Era): Record<string, ExtensionSettings> | undefined {
+  /**
+   * What `era` declares at `place`: `{ id: settings }` for each extension offered there now; undefined
+   * when none is. 2026-07-28 declares every extension in `extensions`; 2025-11-25 in `experimental`,
+   * except those whose `legacyCapability` is `extensions`.
+   */
+  declared(era: Era, place: 'experimental' | 'extensions' = era === 'modern' ? 'extensions' : 'experimental'): Record<string, ExtensionSettings> | undefined {
     let out: Record<string, ExtensionSettings> | undefined;
     for (const extension of this.byId.values()) {
       if (!(extension.eras ?? BOTH_ERAS).includes(era)) continue;
+      if ((era === 'modern' ? 'extensions' : (extension.legacyCapability ?? 'experimental')) !== place) continue;
       const settings = this.settingsOf(extension);
       if (settings !== undefined) (out ??= {})[extension.id] = settings;
     }
     return out;
+  }
+
+  /** The extension with this id, if the server has it. */
+  get(id: string): McpExtension | undefined {
+    return this.byId.get(id);
   }
 
   /** Whether extension `id` is offered now. */

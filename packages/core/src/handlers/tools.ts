@@ -6,17 +6,35 @@ import type { Tool } from '../protocol/types';
 import { objectParam, requireCapability, stringParam } from '../context/params';
 import { listPage, visibleEntries, visibleEntry } from './list-page';
 import { SEARCH_TOOL, callSearch, searchApplies, searchListing } from './tool-search';
+import { supportsApps, withoutUi } from '../apps/tool-ui';
 import { TASKS_EXTENSION, declaresTasks, missingTasksExtension, offersTasks } from '../tasks/tasks-extension';
 
 export const listTools: Answers<SharedResults['tools/list']> = (params, ctx) => {
   requireCapability(ctx, 'tools');
-  // execution.taskSupport promises tasks: a session offered none (stateless HTTP) is not told of them.
-  const view = ctx.env.serverCapabilities.tasks ? undefined : withoutTaskSupport;
+  const view = viewOf(ctx);
   if (ctx.engine.registry.toolSearch) return searchOrPage(params, ctx, view ?? definitionOf);
   return listPage(ctx.engine.registry.tools, params, ctx, 'tools', view);
 };
 
 const definitionOf = (entry: ToolEntry): Tool => entry.definition;
+
+/**
+ * How this caller sees tool definitions: execution.taskSupport promises tasks, so a session offered
+ * none (stateless HTTP) is not told of them; a client that renders no app views gets no UI metadata.
+ */
+function viewOf(ctx: Parameters<typeof listPage>[2]): ((entry: ToolEntry) => Tool) | undefined {
+  const tasks = ctx.env.serverCapabilities.tasks !== undefined;
+  const apps = supportsApps(ctx.clientCapabilities);
+  if (tasks) return apps ? undefined : plainView;
+  return apps ? withoutTaskSupport : (entry) => withoutUi(withoutTaskSupport(entry));
+}
+
+const plain = new WeakMap<ToolEntry, Tool>();
+function plainView(entry: ToolEntry): Tool {
+  let copy = plain.get(entry);
+  if (!copy) plain.set(entry, (copy = withoutUi(entry.definition)));
+  return copy;
+}
 
 /** With `toolSearch`: a caller who may see more tools than the threshold gets the pinned ones and search_tools. */
 async function searchOrPage(params: Record<string, unknown>, ctx: Parameters<typeof listPage>[2], view: (entry: ToolEntry) => Tool) {
@@ -43,7 +61,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
   requireCapability(ctx, 'tools');
   const name = stringParam(params, 'name', 'tools/call');
   if (name === SEARCH_TOOL && ctx.engine.registry.toolSearch && !ctx.engine.registry.tools.has(SEARCH_TOOL)) {
-    return await callSearch(objectParam(params, 'arguments', 'tools/call') ?? {}, ctx, ctx.env.serverCapabilities.tasks ? definitionOf : withoutTaskSupport);
+    return await callSearch(objectParam(params, 'arguments', 'tools/call') ?? {}, ctx, viewOf(ctx) ?? definitionOf);
   }
   const named = visibleEntry(ctx.engine.registry.tools.get(name), ctx, `tool "${name}"`);
   // Only an entry with a rule answers with a promise: the others cost no await.

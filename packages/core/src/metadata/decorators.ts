@@ -5,6 +5,7 @@ export { isStandardDecoratorContext, standardDecoratorError } from '../decorator
 import { ENTRIES_KEY, MIDDLEWARE_KEY, RATE_LIMIT_KEY, SERVER_KEY } from './keys';
 import { rateLimitRules, type RateLimitOptions } from '../policies/rate-limit';
 import { checkMiddleware, type Middleware } from '../context/middleware';
+import { callerFolder, resolveSkillFolders } from './skills-options';
 import type { CompleteOptions, PromptOptions, ResourceOptions, ResourceTemplateOptions, ServerOptions, ToolOptions } from './options';
 
 /** One decorated method, as written. The scanner turns these into registry entries. */
@@ -37,9 +38,11 @@ function declare(entry: DeclaredEntry['kind'], options: unknown): MethodDecorato
 
 /** Marks a class as an MCP server and gives its identity (serverInfo) and instructions. */
 export function Server(options: ServerOptions): ClassDecorator {
+  // Relative skill folders are relative to the file that declares the class (read from the stack now), not the working directory.
+  const declared = options?.skills === undefined ? options : { ...options, skills: resolveSkillFolders(options.skills, callerFolder(Server) ?? process.cwd()) };
   return (target, ...rest: unknown[]) => {
     if (isStandardDecoratorContext(rest[0])) throw standardDecoratorError('Server', rest[0]);
-    Reflect.defineMetadata(SERVER_KEY, options, target);
+    Reflect.defineMetadata(SERVER_KEY, declared, target);
   };
 }
 

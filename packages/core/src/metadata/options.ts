@@ -7,6 +7,10 @@ import type { Middleware } from '../context/middleware';
 import type { VisibilityRule } from '../auth/principal';
 import type { McpExtension } from '../context/extension';
 import { optionKeys } from './check-options';
+import type { SkillsOption } from './skills-options';
+
+export type { InlineSkill, SkillSource, SkillsOption, SkillsSettings, SkillsEngineOptions } from './skills-options';
+import type { ToolUi } from '../apps/app-types';
 
 /** What `@Server` accepts: the server's identity and its instructions to the model. */
 export interface ServerOptions extends Implementation {
@@ -27,6 +31,12 @@ export interface ServerOptions extends Implementation {
   mount?: Readonly<Record<string, new () => object>>;
   /** Rate limits on every request to this server, each counted per its `by` (docs/policies.md). */
   rateLimit?: RateLimitOptions | readonly RateLimitOptions[];
+  /**
+   * Skills this server serves (the io.modelcontextprotocol/skills extension): a folder of skills
+   * (`'./skills'`, resolved against the file that declares the class), a skill written in code, a
+   * list of both, or `{ sources, watch, cache, directoryRead }` (docs/skills.md).
+   */
+  skills?: SkillsOption;
 }
 
 export interface ToolSearchOptions {
@@ -40,7 +50,7 @@ export interface ToolSearchOptions {
 export const IMPLEMENTATION_KEYS = optionKeys<Implementation>()('name', 'title', 'version', 'description', 'icons', 'websiteUrl');
 
 /** Every key `@Server` takes; checked when the engine is built. */
-export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions', 'toolSearch', 'mount', 'rateLimit');
+export const SERVER_OPTION_KEYS = optionKeys<ServerOptions>()(...IMPLEMENTATION_KEYS, 'instructions', 'middleware', 'extensions', 'toolSearch', 'mount', 'rateLimit', 'skills');
 
 /** serverInfo from `@Server`'s options: the Implementation fields set, nothing else (instructions, middleware...). */
 export function implementationOf(options: ServerOptions): Implementation {
@@ -73,6 +83,12 @@ export interface ToolOptions {
   output?: new () => object;
   /** A raw JSON Schema for the output, as an alternative to `output`. */
   outputSchema?: JsonSchema;
+  /**
+   * An MCP Apps view for this tool's results: the `ui://` URI of an `@AppResource` (or of a resource
+   * with the app MIME type), or `{ resourceUri, visibility }` where `["app"]` keeps the tool for the
+   * view to call (docs/apps.md).
+   */
+  ui?: ToolUi;
   taskSupport?: TaskSupport;
   /** OAuth scopes a caller needs to use this (HTTP with auth, or stdio with a configured principal). */
   scopes?: string[];

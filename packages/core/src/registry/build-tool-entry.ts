@@ -12,6 +12,7 @@ import { compact } from '../compact';
 import { DefinitionError } from '../definition-error';
 import { middlewareOf, rateLimitsOf, scopesOf, visibilityOf } from './entry-scopes';
 import type { InputClass, ToolEntry, ToolHandler, Validator } from './entry-types';
+import { toolUiOf } from '../apps/tool-ui';
 
 /** Spec guidance for tool names (2025-11-25, server/tools "Tool Names"). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -37,6 +38,8 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
   const output = schemaAndValidator(spec.output, spec.outputSchema, 'output', source);
   const inputSchema = input.schema;
   const outputSchema = output?.schema;
+  // A view (MCP Apps) is said in _meta; a tool only its view calls is hidden from clients without views.
+  const ui = spec.ui !== undefined ? toolUiOf(spec.ui, spec._meta, spec.visible, source) : undefined;
 
   const definition: Tool = compact({
     name: spec.name,
@@ -47,7 +50,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     outputSchema,
     annotations: spec.annotations,
     execution: spec.taskSupport && spec.taskSupport !== 'forbidden' ? { taskSupport: spec.taskSupport } : undefined,
-    _meta: spec._meta,
+    _meta: ui ? ui._meta : spec._meta,
   });
   const headers = checkedHeaderParameters(inputSchema, spec.input !== undefined, source, spec.name);
   // Checked now, so a bad limit fails at startup and names the tool.
@@ -69,7 +72,7 @@ export function buildToolEntry(spec: ToolSpec): ToolEntry {
     source,
     scopes: scopesOf(spec.scopes, source),
     ...middlewareOf(spec.middleware, source),
-    ...visibilityOf(spec, source),
+    ...visibilityOf(ui ? { ...spec, visible: ui.visible } : spec, source),
     ...rateLimitsOf(spec.rateLimit, source),
   };
 }

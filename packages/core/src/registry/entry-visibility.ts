@@ -30,7 +30,7 @@ export function dependsOnCaller(entry: ScopedEntry): boolean {
 
 /** The caller a `visible` rule sees, from the request. */
 export function callerOf(ctx: RequestContext): Caller {
-  return { principal: ctx.principal, era: ctx.env.era, clientInfo: ctx.clientInfo, sessionId: ctx.sessionId };
+  return { principal: ctx.principal, era: ctx.env.era, clientInfo: ctx.clientInfo, sessionId: ctx.sessionId, clientCapabilities: ctx.clientCapabilities };
 }
 
 /**

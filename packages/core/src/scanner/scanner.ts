@@ -8,6 +8,8 @@ import type { InputClass, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry }
 import { buildToolEntry } from '../registry/build-tool-entry';
 import { buildResourceEntry, buildTemplateEntry } from '../registry/build-resource-entries';
 import { buildPromptEntry } from '../registry/build-prompt-entry';
+import { appResourceSpecs } from '../apps/app-resource';
+import { checkToolViews } from '../apps/app-registry-check';
 import type { EntryList } from '../registry/entry-list';
 import { Registry } from '../registry/registry';
 import { inputClassProblems } from '../schema/class-checks';
@@ -86,6 +88,7 @@ export function scanObject(instance: object): ScannedEntries {
   }
 
   const out: ScannedEntries = { tools: [], resources: [], templates: [], prompts: [], warnings: [] };
+  for (const view of appResourceSpecs(instance.constructor)) out.resources.push(buildResourceEntry(view));
   for (const [key, { decl, owner }] of byName) {
     const source = `${className(owner)}.${decl.method}`;
     const handler = bindMethod(instance, decl.method, owner);
@@ -175,6 +178,7 @@ export function buildRegistry(instances: readonly object[], options: BuildRegist
     for (const e of scanned.templates) add(registry.templates, e, e.definition.uriTemplate, 'URI template');
     for (const e of scanned.prompts) add(registry.prompts, e, e.definition.name, 'prompt name');
   }
+  checkToolViews(registry);
   return registry;
 }
 
