@@ -1,9 +1,10 @@
 /**
- * Upstreams of both eras behind one gateway: the example notes server (mcpx, over stdio) speaks
- * 2026-07-28 with it, the SDK v1 fixture 2025-11-25. From the 2026-07-28 upstream: a call with
- * progress and its log line, its changes heard on a subscriptions/listen stream (list_changed,
- * resources/updated), an input request (elicitation) answered by a 2025-11-25 and by a 2026-07-28
- * downstream client, and its process killed: started again, listened to again.
+ * Upstreams of both eras behind one gateway: the example notes server and a small mcpx fixture
+ * (over stdio) speak 2026-07-28 with it, the SDK v1 fixture 2025-11-25. From the 2026-07-28
+ * upstreams: a call with progress and its log line, a cancellation passed on, their changes heard
+ * on a subscriptions/listen stream (list_changed, resources/updated), an input request
+ * (elicitation) answered by a 2025-11-25 and by a 2026-07-28 downstream client, an app view passed
+ * on, and a process killed: started again, listened to again.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ jest.setTimeout(40_000);
 
 const NOTES = join(__dirname, '..', '..', '..', 'apps', 'example', 'dist', 'main-stdio.js');
 const SDK1 = join(__dirname, 'fixtures', 'sdk1-stdio-server.js');
+const MCPX = join(__dirname, 'fixtures', 'mcpx-stdio-server.js');
 
 let server: McpServer & { gateway: Gateway };
 let client: TestClient;
@@ -25,6 +27,7 @@ beforeAll(async () => {
     mcpServers: {
       notes: { command: process.execPath, args: [NOTES], env: { MCPX_DATA_DIR: mkdtempSync(join(tmpdir(), 'mcpx-eras-')) } },
       docs: { command: process.execPath, args: [SDK1] },
+      waiter: { command: process.execPath, args: [MCPX] },
     },
   };
   server = await proxyServer(config, { backoffMs: 50 });
@@ -58,6 +61,7 @@ it('reaches each upstream in the era it speaks', async () => {
   expect(server.gateway.upstreams.map((u) => [u.config.key, u.state, u.protocolVersion])).toEqual([
     ['notes', 'up', '2026-07-28'],
     ['docs', 'up', '2025-11-25'],
+    ['waiter', 'up', '2026-07-28'],
   ]);
   const names = (await client.listTools()).tools.map((t) => t.name);
   expect(names).toEqual(expect.arrayContaining(['notes_create', 'notes_export', 'notes_delete', 'docs_add']));
@@ -103,6 +107,17 @@ it("passes an upstream's app view on to the clients that render views, under the
   }
   // A client that renders no views gets the tool without them.
   expect((await client.listTools()).tools.find((t) => t.name === 'notes_search')!._meta).toBeUndefined();
+});
+
+it('passes a cancellation on to a 2026-07-28 upstream', async () => {
+  const controller = new AbortController();
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const call = client.callTool('waiter_wait', {}, { signal: controller.signal, onProgress: () => started() });
+  await running; // the upstream runs it: its progress came back through the gateway
+  controller.abort('enough');
+  await expect(call).rejects.toThrow();
+  expect(await until(async () => (textOf(await client.callTool('waiter_cancellations')) === '1' ? true : undefined), 'the upstream to see the cancellation')).toBe(true);
 });
 
 it('puts the input a 2026-07-28 upstream asks for to a 2025-11-25 client and to a 2026-07-28 client', async () => {
