@@ -46,7 +46,11 @@ export class ServerRequests {
 
   /** The capabilities initialize declares. */
   capabilities(): Record<string, unknown> {
-    return this.answers.length > 0 || this.interactive ? { elicitation: { form: {} } } : {};
+    // MCP Apps declared too: from the terminal a developer reads a tool's view (its HTML) and calls
+    // the tools only a view may call, as a host that renders views would.
+    // (The ids as strings: this module loads only core's light errors entry.)
+    const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+    return this.answers.length > 0 || this.interactive ? { elicitation: { form: {} }, ...apps } : apps;
   }
 
   async answer(request: Message): Promise<Reply> {

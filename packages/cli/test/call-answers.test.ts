@@ -1,6 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { ServerRequests } from '../src/call-answers';
 
+/** Declared whatever else is: from the terminal, a tool's view is read and a view's own tools are called. */
+const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
 /** The form `mcpx call` shows on a terminal when a tool asks and no --answer is left. */
 function terminal(lines: string[]) {
   const input = new PassThrough();
@@ -37,7 +40,7 @@ const form = {
 it('asks each field on the terminal, checks its type, keeps defaults, and accepts', async () => {
   const t = terminal(['maybe', 'y', 'two', '', 'green', 'blue', '']);
   const requests = new ServerRequests([], true, t.io);
-  expect(requests.capabilities()).toEqual({ elicitation: { form: {} } });
+  expect(requests.capabilities()).toEqual({ elicitation: { form: {} }, ...APPS });
   expect(await requests.answer(form)).toEqual({ result: { action: 'accept', content: { confirm: true, seats: 2, room: 'blue' } } });
   expect(t.shown()).toContain('Book the room?');
   expect(t.shown()).toContain('Book it [y/n]: ');
@@ -55,7 +58,7 @@ it('uses the --answer values first, in order; without them and without a termina
   const requests = new ServerRequests([{ action: 'accept', content: { confirm: true, room: 'red' } }, { action: 'decline' }], false);
   expect(await requests.answer(form)).toEqual({ result: { action: 'accept', content: { confirm: true, room: 'red' } } });
   expect(await requests.answer(form)).toEqual({ result: { action: 'decline' } });
-  expect(new ServerRequests([], false).capabilities()).toEqual({});
+  expect(new ServerRequests([], false).capabilities()).toEqual(APPS);
   expect(await new ServerRequests([], false).answer({ id: 1, method: 'ping' })).toEqual({ result: {} });
   expect(await new ServerRequests([], false).answer({ id: 2, method: 'sampling/createMessage' })).toEqual({
     error: { code: -32601, message: 'mcpx call does not handle sampling/createMessage' },
