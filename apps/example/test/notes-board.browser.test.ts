@@ -12,29 +12,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, servePage } from '../../../packages/http/test/browser/browser-kit';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..', '..');
 const MAIN_HTTP = join(ROOT, 'apps', 'example', 'dist', 'main-http.js');
 const SHOTS = join(ROOT, 'test-results');
-
-/** Serves the host page on 127.0.0.1 (its own origin). */
-async function serveHostPage(script: string): Promise<{ origin: string; server: http.Server }> {
-  const html = '<!doctype html><meta charset="utf-8"><title>MCP Apps host</title><body><script src="/host.js"></script></body>';
-  const server = http.createServer((req, res) => {
-    if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-    if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
 /** `npm start`'s entry with a fresh notebook; resolves with its MCP URL once it logs it. */
 async function startExample(corsOrigin: string): Promise<{ child: ChildProcess; url: string }> {
@@ -59,7 +46,6 @@ describe('the notes board (MCP Apps) in a host page', () => {
   let example: { child: ChildProcess; url: string };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium (or set CHROMIUM_PATH), then run \`npm run test:browser\` again.`);
     if (!existsSync(MAIN_HTTP)) throw new Error(`${MAIN_HTTP} is missing: run \`npm run build\` first`);
     const bundled = await build({
       entryPoints: [join(__dirname, '..', 'ui', 'test', 'board-host.ts')],
@@ -70,14 +56,10 @@ describe('the notes board (MCP Apps) in a host page', () => {
       write: false,
       logLevel: 'silent',
     });
-    host = await serveHostPage(bundled.outputFiles[0]!.text);
+    host = await servePage(bundled.outputFiles[0]!.text, 'MCP Apps host');
     example = await startExample(host.origin);
     mkdirSync(SHOTS, { recursive: true });
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'mcpx-board-profile-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(mkdtempSync(join(tmpdir(), 'mcpx-board-profile-')));
   });
 
   afterAll(async () => {

@@ -11,15 +11,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, servePage } from '../../http/test/browser/browser-kit';
 import { runInit } from '../src/init';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..', '..');
 const CLI = join(ROOT, 'packages/cli/dist/bin.js');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
@@ -68,7 +67,6 @@ describe("the app template's view in a host page", () => {
   let server: { child: ChildProcess; url: string };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium (or set CHROMIUM_PATH), then run \`npm run test:browser\` again.`);
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
     dir = mkdtempSync(join(ROOT, '.tmp-init-'));
     const io = { stdout: { write: () => true }, stderr: { write: (t: string) => process.stderr.write(t) } };
@@ -85,14 +83,7 @@ describe("the app template's view in a host page", () => {
       write: false,
       logLevel: 'silent',
     });
-    const page = '<!doctype html><meta charset="utf-8"><title>MCP Apps host</title><body><script src="/host.js"></script></body>';
-    const pageServer = http.createServer((req, res) => {
-      if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-      if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(bundled.outputFiles[0]!.text);
-      res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
-    host = { origin: `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`, server: pageServer };
+    host = await servePage(bundled.outputFiles[0]!.text, 'MCP Apps host');
 
     const child = spawn(process.execPath, [CLI, 'serve', join(dir, 'dist/server.js'), '--port', '0', '--cors-origin', host.origin], {
       cwd: dir,
@@ -107,11 +98,7 @@ describe("the app template's view in a host page", () => {
       child.once('exit', (code) => reject(new Error(`mcpx serve exited (${code}) before serving`)));
     });
     server = { child, url };
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'mcpx-init-app-profile-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(mkdtempSync(join(tmpdir(), 'mcpx-init-app-profile-')));
   });
 
   afterAll(async () => {

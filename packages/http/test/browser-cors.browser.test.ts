@@ -1,15 +1,14 @@
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { McpServer, Server, Tool } from '@mcpx/core';
 import type { McpHttpServer } from '@mcpx/http';
 import type { RunResult } from './browser/mcp-page';
+import { launchChromium, servePage } from './browser/browser-kit';
 import { startServer } from './http-kit';
 
 /**
@@ -21,7 +20,6 @@ import { startServer } from './http-kit';
  * Not part of `npm test` (a fresh machine has no Chromium): `npm run test:browser`, which CI runs.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PAGE_ENTRY = join(__dirname, 'browser', 'mcp-page.ts');
 
 @Server({ name: 'browser-fixture', version: '1.0.0' })
@@ -57,18 +55,6 @@ class Reports {
   }
 }
 
-/** Serves the bundled page on 127.0.0.1 (each server a different origin: another port). */
-async function servePage(script: string): Promise<{ origin: string; server: http.Server }> {
-  const html = '<!doctype html><meta charset="utf-8"><title>mcpx browser client</title><script src="/page.js"></script>';
-  const server = http.createServer((req, res) => {
-    if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-    if (req.url === '/page.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
 describe('a browser client (Chromium, the official SDK) over CORS', () => {
   let workDir: string;
   let context: BrowserContext;
@@ -79,12 +65,6 @@ describe('a browser client (Chromium, the official SDK) over CORS', () => {
   const seen: Seen[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}. This test drives a real browser: install Debian's package with ` +
-          '`sudo apt-get install -y chromium` (or set CHROMIUM_PATH to a Chromium binary), then run `npm run test:browser` again.',
-      );
-    }
     workDir = await mkdtemp(join(tmpdir(), 'mcpx-browser-'));
     await build({
       entryPoints: [PAGE_ENTRY],
@@ -96,8 +76,8 @@ describe('a browser client (Chromium, the official SDK) over CORS', () => {
       logLevel: 'silent',
     });
     const script = await readFile(join(workDir, 'page.js'), 'utf8');
-    allowed = await servePage(script);
-    refused = await servePage(script);
+    allowed = await servePage(script, 'mcpx browser client');
+    refused = await servePage(script, 'mcpx browser client');
 
     fixture = new Fixture();
     // allowedOrigins: [] keeps the loopback default out: only the CORS origin may call, so the
@@ -115,12 +95,7 @@ describe('a browser client (Chromium, the official SDK) over CORS', () => {
       );
     });
 
-    context = await chromium.launchPersistentContext(join(workDir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      // Without these, Chromium phones home (updates, sync, QUIC probes) on a closed network.
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(join(workDir, 'profile'));
   });
 
   afterAll(async () => {

@@ -7,15 +7,7 @@ import { ErrorCode, McpError, ToolError, isMcpxError, type RequestContext } from
  * version, client, capabilities, request state) and the gateway's own connection says those upstream.
  */
 export function forwardedMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!meta) return undefined;
-  const out: Record<string, unknown> = {};
-  let any = false;
-  for (const key of Object.keys(meta)) {
-    if (key === 'progressToken' || isReservedKey(key)) continue;
-    Object.defineProperty(out, key, { value: meta[key], enumerable: true, writable: true, configurable: true });
-    any = true;
-  }
-  return any ? out : undefined;
+  return meta && metaWithout(meta, (key) => key === 'progressToken' || isReservedKey(key));
 }
 
 /**
@@ -25,10 +17,21 @@ export function forwardedMeta(meta: Record<string, unknown> | undefined): Record
 export function withoutReservedMeta<T>(result: T): T {
   const meta = (result as { _meta?: Record<string, unknown> } | undefined)?._meta;
   if (!meta || typeof meta !== 'object' || !Object.keys(meta).some(isReservedKey)) return result;
-  const kept: Record<string, unknown> = {};
-  for (const key of Object.keys(meta)) if (!isReservedKey(key)) Object.defineProperty(kept, key, { value: meta[key], enumerable: true, writable: true, configurable: true });
   const { _meta: _dropped, ...rest } = result as Record<string, unknown>;
-  return (Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest) as T;
+  const kept = metaWithout(meta, isReservedKey);
+  return (kept ? { ...rest, _meta: kept } : rest) as T;
+}
+
+/** `meta`'s keys but those `drop` says, as own data properties (`__proto__` stays a key); undefined when none is left. */
+function metaWithout(meta: Record<string, unknown>, drop: (key: string) => boolean): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const key of Object.keys(meta)) {
+    if (drop(key)) continue;
+    Object.defineProperty(out, key, { value: meta[key], enumerable: true, writable: true, configurable: true });
+    any = true;
+  }
+  return any ? out : undefined;
 }
 
 /**

@@ -24,16 +24,8 @@ const definitionOf = (entry: ToolEntry): Tool => entry.definition;
  */
 function viewOf(ctx: Parameters<typeof listPage>[2]): ((entry: ToolEntry) => Tool) | undefined {
   const tasks = ctx.env.serverCapabilities.tasks !== undefined;
-  const apps = supportsApps(ctx.clientCapabilities);
-  if (tasks) return apps ? undefined : plainView;
-  return apps ? withoutTaskSupport : (entry) => withoutUi(withoutTaskSupport(entry));
-}
-
-const plain = new WeakMap<ToolEntry, Tool>();
-function plainView(entry: ToolEntry): Tool {
-  let copy = plain.get(entry);
-  if (!copy) plain.set(entry, (copy = withoutUi(entry.definition)));
-  return copy;
+  if (supportsApps(ctx.clientCapabilities)) return tasks ? undefined : withoutTaskSupport;
+  return tasks ? withoutUiView : withoutTasksOrUi;
 }
 
 /** With `toolSearch`: a caller who may see more tools than the threshold gets the pinned ones and search_tools. */
@@ -43,18 +35,26 @@ async function searchOrPage(params: Record<string, unknown>, ctx: Parameters<typ
   return await listPage(ctx.engine.registry.tools, params, ctx, 'tools', view);
 }
 
-const untasked = new WeakMap<ToolEntry, Tool>();
-function withoutTaskSupport(entry: ToolEntry): Tool {
-  const definition = entry.definition;
+/** Each view's copy of a definition, made once per entry; a definition with nothing to drop is its own view. */
+function cachedView(make: (definition: Tool) => Tool): (entry: ToolEntry) => Tool {
+  const copies = new WeakMap<ToolEntry, Tool>();
+  return (entry) => {
+    if (!entry.definition._meta && !entry.definition.execution) return entry.definition;
+    let copy = copies.get(entry);
+    if (!copy) copies.set(entry, (copy = make(entry.definition)));
+    return copy;
+  };
+}
+
+const withoutTaskSupport = cachedView(untasked);
+const withoutUiView = cachedView(withoutUi);
+const withoutTasksOrUi = cachedView((definition) => withoutUi(untasked(definition)));
+
+function untasked(definition: Tool): Tool {
   if (!definition.execution) return definition;
-  let copy = untasked.get(entry);
-  if (!copy) {
-    const { execution, ...rest } = definition;
-    const { taskSupport: _ignored, ...otherExecution } = execution;
-    copy = Object.keys(otherExecution).length > 0 ? { ...rest, execution: otherExecution } : rest;
-    untasked.set(entry, copy);
-  }
-  return copy;
+  const { execution, ...rest } = definition;
+  const { taskSupport: _ignored, ...otherExecution } = execution;
+  return Object.keys(otherExecution).length > 0 ? { ...rest, execution: otherExecution } : rest;
 }
 
 export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx) => {
