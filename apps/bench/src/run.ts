@@ -2,7 +2,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measure, type Figures, type Settings } from './runner/measure';
-import { checkTargets, markdown, ratiosOf, type Results } from './runner/report';
+import { checkTargets } from './runner/goals';
+import { pinRunner, RUNNER_CPU, SERVER_CPU } from './runner/pinning';
+import { floorRatiosOf, markdown, ratiosOf, type Results } from './runner/report';
 import { redactUrl } from '@mcpx/redis';
 import { BENCH_REDIS_URL, BenchRedis } from './runner/redis';
 import { median } from './runner/stats';
@@ -10,11 +12,19 @@ import { BASELINED, TARGETS, baselineTargets } from './runner/targets';
 
 const USAGE = `npm run bench [-- options]
 
-Measures mcpx, the official SDK, FastMCP and a raw Fastify route side by side on 127.0.0.1,
-interleaved round by round, and reports medians. Writes <out>/latest.json and <out>/latest.md.
+Measures mcpx, the official SDK, FastMCP, a raw Fastify route and a bare node:http SSE server
+side by side on 127.0.0.1, interleaved round by round, and reports medians. Writes
+<out>/latest.json and <out>/latest.md.
 mcpx-redis shares its state through Redis at $MCPX_BENCH_REDIS_URL (default
 redis://127.0.0.1:6379) under a key prefix of its own, removed after each measurement; it is
 skipped, with a line saying so, when Redis does not answer.
+
+Over HTTP, besides req/s, latency and server CPU per echo call: MB/s of 1 MB results on 4
+connections, then on 16 with the server's RSS sampled every 10 ms (its peak); RSS per open idle
+session and sessions/s for stateful servers; and the time to listen, from the spawn to the first
+accepted TCP connection (tried every 5 ms): it includes Node's start and the preload of the probe
+that reads memory and CPU, the same for every server. The bare node:http SSE server (node-sse) is
+the floor every HTTP server is also divided by.
 
   --quick            one short round (a smoke run, not a measurement)
   --rounds <n>       rounds (default 3)
@@ -24,6 +34,11 @@ skipped, with a line saying so, when Redis does not answer.
   --baseline <dir>   also measure ${BASELINED.join(' and ')} as served by another checkout of mcpx
                      (built: <dir>/apps/bench/dist/serve.js), each right before this build's: the
                      goal that no middleware costs nothing measurable is checked against it
+  --pin              every server (and the bare \`node -e\` start) on CPU ${SERVER_CPU}, started as
+                     \`taskset -c ${SERVER_CPU} node …\`; the runner pins itself, all its threads, to CPU ${RUNNER_CPU}
+                     (\`taskset -a -p -c ${RUNNER_CPU} <pid>\`), so there is no need to start it under taskset.
+                     Needs taskset (util-linux) and 2 CPUs; otherwise the run goes on unpinned and
+                     the report says why. Redis (mcpx-redis) is not pinned.
 `;
 
 function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: string; baseline?: string } {
@@ -33,9 +48,11 @@ function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: s
     warmS: 1,
     concurrencies: [1, 16, 64],
     bigConnections: 4,
+    peakConnections: 16,
     sessionConnections: 16,
     memorySessions: 1000,
     stdioInFlight: 64,
+    pin: false,
   };
   let keys = TARGETS.map((t) => t.key);
   let out = path.resolve(__dirname, '../results');
@@ -73,6 +90,9 @@ function parseArgs(argv: string[]): { settings: Settings; keys: string[]; out: s
         baseline = path.resolve(value(i++, arg));
         if (!existsSync(path.join(baseline, 'apps/bench/dist/serve.js'))) fail(`--baseline: no built benchmark at ${baseline}/apps/bench/dist/serve.js`);
         break;
+      case '--pin':
+        settings.pin = true;
+        break;
       case '--help':
         process.stdout.write(USAGE);
         process.exit(0);
@@ -98,6 +118,13 @@ async function main(): Promise<void> {
     measured = measured.flatMap((t) => [...base.filter((b) => b.baselineOf === t.key), t]);
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  let pinning: string | undefined;
+  if (settings.pin) {
+    const why = pinRunner();
+    settings.pin = why === undefined;
+    pinning = why ? `Not pinned (--pin asked): ${why}.` : `Pinned: servers on CPU ${SERVER_CPU} (taskset -c ${SERVER_CPU}), the runner on CPU ${RUNNER_CPU}.`;
+    log(pinning);
+  }
   const skipped: { target: string; reason: string }[] = [];
   let redis: BenchRedis | undefined;
   if (measured.some((t) => t.redis)) {
@@ -139,7 +166,9 @@ async function main(): Promise<void> {
     rounds,
     medians,
     ratios: ratiosOf(medians, measured),
+    floorRatios: floorRatiosOf(medians, measured),
     targets: checkTargets(medians, rounds),
+    pinning,
     redis: redis && { url: redactUrl(redis.url), version: redis.version },
     baseline,
     skipped,

@@ -96,7 +96,7 @@ describe('npm run bench:serve', () => {
 });
 
 describe('npm run bench', () => {
-  // The --quick run itself (about 40 s, every server under load) is in bench.load.test.ts: `npm run test:load`.
+  // The --quick run itself (about 3 minutes, every server under load) is in bench.load.test.ts: `npm run test:load`.
   it('refuses an unknown option with exit code 2 and the usage', async () => {
     const { code, stderr } = await exitOf(spawn(process.execPath, [RUN, '--rounds', 'many'], { stdio: ['ignore', 'pipe', 'pipe'] }));
     expect(code).toBe(2);

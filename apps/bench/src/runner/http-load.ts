@@ -197,7 +197,9 @@ export async function closeSessions(url: string, ids: (string | undefined)[], co
       while (next < ids.length) {
         const id = ids[next++];
         if (!id) continue;
-        const res = await pool.request({ path: target.pathname, method: 'DELETE', headers: sessionHeaders(id) });
+        // No body, so no content-type: Fastify refuses an empty application/json body.
+        const { 'content-type': _, ...headers } = sessionHeaders(id);
+        const res = await pool.request({ path: target.pathname, method: 'DELETE', headers });
         await res.body.text();
       }
     };

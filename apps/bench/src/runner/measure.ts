@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSessions, openSessions, sessionCycles, toolCalls, type CallLoad } from './http-load';
+import { checkPinned, onServerCpu } from './pinning';
 import { freePort, startProcess, waitForPort } from './processes';
 import { commandsBetween, type BenchRedis } from './redis';
 import { StdioPeer, stdioRoundTrips } from './stdio-load';
@@ -15,10 +16,14 @@ export interface Settings {
   concurrencies: number[];
   /** Connections for the big tool and for sessions/s. */
   bigConnections: number;
+  /** Connections for the second big run, during which the server's peak RSS is sampled. */
+  peakConnections: number;
   sessionConnections: number;
   /** Sessions held open for the memory figure. */
   memorySessions: number;
   stdioInFlight: number;
+  /** Servers on CPU 1 and the runner on CPU 0 (`--pin`, through taskset). */
+  pin: boolean;
 }
 
 /** One round's figures for one server; a missing metric does not apply to it. */
@@ -66,10 +71,15 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { PORT: String(port) };
   if (shared) Object.assign(env, { MCPX_BENCH_REDIS_URL: shared.redis.url, MCPX_BENCH_REDIS_PREFIX: shared.prefix });
-  const server = startProcess(target.script, target.args, env, false);
+  // Time to listen: from right before the spawn to the first connection the server accepts. It
+  // includes Node's start and the probe's preload (the same for every server; under --pin, taskset's exec too).
+  const spawnedAt = performance.now();
+  const server = startProcess(target.script, target.args, env, false, s.pin);
   const figures: Figures = {};
   try {
-    await waitForPort(port, server);
+    figures.listenMs = (await waitForPort(port, server)) - spawnedAt;
+    if (s.pin) checkPinned(server.child.pid!, target.label);
+    progress(`  ${target.label}: listening ${figures.listenMs.toFixed(0)} ms after the spawn`);
     const url = `http://127.0.0.1:${port}/mcp`;
     figures.idleRssKB = kb((await server.memory()).rss);
 
@@ -98,7 +108,7 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
       await closeSessions(url, held, 64);
     }
 
-    const most = Math.max(...s.concurrencies, s.bigConnections);
+    const most = Math.max(...s.concurrencies, s.bigConnections, s.peakConnections);
     // A modern client holds no session: each connection just sends its requests.
     const modern = target.modern === true;
     const sessions = target.mcp && !modern ? await openSessions(url, most, 16) : Array<undefined>(most).fill(undefined);
@@ -141,6 +151,23 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
     figures.bigMBps = big.mbps!;
     progress(`  ${target.label}: big ${Math.round(big.mbps!)} MB/s`);
 
+    // The same at more connections, the RSS sampled meanwhile: what a burst of 1 MB answers costs in
+    // memory. Two full collections first (the memory reading), so every server starts from a collected heap.
+    await server.memory();
+    await server.peakStart();
+    const burst = await toolCalls({ url, sessions: sessions.slice(0, s.peakConnections), durationS: Math.max(2, s.callS), tool: 'big', modern });
+    const peak = await server.peak();
+    checked(target, `big c=${s.peakConnections}`, burst);
+    figures[`big${s.peakConnections}MBps`] = burst.mbps!;
+    figures[`big${s.peakConnections}PeakRssMB`] = peak.rssMax / 1024 / 1024;
+    // The kernel's count of the same peak (Linux): what the 10 ms readings may have missed while the server was busy.
+    if (peak.hwm !== undefined) figures[`big${s.peakConnections}HwmRssMB`] = peak.hwm / 1024 / 1024;
+    progress(
+      `  ${target.label}: big at ${s.peakConnections} connections ${Math.round(burst.mbps!)} MB/s, ` +
+        `peak RSS ${(peak.rssMax / 1024 / 1024).toFixed(1)} MB (${peak.samples} readings` +
+        `${peak.hwm === undefined ? '' : `; the kernel's VmHWM ${(peak.hwm / 1024 / 1024).toFixed(1)} MB`})`,
+    );
+
     if (target.stateful) {
       // At least 2 s: a server that takes a second per initialize must still finish some sessions.
       const cycles = await sessionCycles({ url, connections: s.sessionConnections, durationS: Math.max(2, s.callS) });
@@ -165,10 +192,10 @@ async function redisMemory({ redis, prefix }: RedisUse): Promise<{ used: number;
 
 async function measureStdio(target: Target, s: Settings, progress: (line: string) => void): Promise<Figures> {
   // The floor a stdio server's start is held against, measured just before it: a bare Node process's first output.
-  const nodeStartMs = await bareNodeStart();
+  const nodeStartMs = await bareNodeStart(s.pin);
   // Time to first answer: from the spawn to the answer of the first request (initialize; 2026-07-28: server/discover).
   const spawnedAt = performance.now();
-  const server = startProcess(target.script, target.args, {}, true);
+  const server = startProcess(target.script, target.args, {}, true, s.pin);
   const figures: Figures = {};
   try {
     const peer = new StdioPeer(server.child, target.modern === true);
@@ -176,6 +203,7 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
     exited.catch(() => undefined);
     await Promise.race([peer.initialize(), exited]);
     figures.stdioFirstAnswerMs = performance.now() - spawnedAt;
+    if (s.pin) checkPinned(server.child.pid!, target.label);
     figures.nodeStartMs = nodeStartMs;
     figures.idleRssKB = kb((await server.memory()).rss);
     checked(target, 'warm-up', await stdioRoundTrips(peer, 16, s.warmS));
@@ -194,10 +222,14 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
   }
 }
 
-/** Milliseconds from spawning `node -e` to its first byte on stdout: Node's own start, with no module of ours loaded. */
-function bareNodeStart(): Promise<number> {
+/**
+ * Milliseconds from spawning `node -e` to its first byte on stdout: Node's own start, with no module
+ * of ours loaded (under --pin, on the servers' CPU, through taskset as they are).
+ */
+function bareNodeStart(pin: boolean): Promise<number> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ['-e', "process.stdout.write('ready\\n')"], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const [command, args] = onServerCpu(process.execPath, ['-e', "process.stdout.write('ready\\n')"], pin);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.stdout.once('data', () => resolve(performance.now() - startedAt));

@@ -1,5 +1,5 @@
+import type { TargetCheck } from './goals';
 import type { Figures, Settings } from './measure';
-import { median, signTestP } from './stats';
 import { TARGETS, type Target } from './targets';
 
 export interface Results {
@@ -11,7 +11,11 @@ export interface Results {
   /** The median of the rounds, per target key and metric. */
   medians: Record<string, Figures>;
   ratios: Ratio[];
+  /** Each HTTP server ÷ the bare node:http SSE floor of its era. */
+  floorRatios: FloorRatio[];
   targets: TargetCheck[];
+  /** How the processes were placed on CPUs (`--pin`), or why they could not be. */
+  pinning?: string;
   /** The Redis the Redis-backed target used (URL without password). */
   redis?: { url: string; version: string };
   /** Targets asked for but not measured, and why (e.g. Redis does not answer). */
@@ -27,10 +31,11 @@ export interface Ratio {
   value: number;
 }
 
-export interface TargetCheck {
-  goal: string;
-  figure: string;
-  met: boolean;
+export interface FloorRatio {
+  metric: string;
+  target: string;
+  floor: string;
+  value: number;
 }
 
 interface Row {
@@ -56,8 +61,12 @@ const HTTP_ROWS: Row[] = [
   ]),
   { metric: 'echo64RedisKbPerCall', label: 'echo c=64, Redis memory growth KB per call', format: fixed(2), higher: false },
   { metric: 'bigMBps', label: 'big (1 MB result), MB/s', format: int, higher: true },
+  { metric: 'big16MBps', label: 'big (1 MB result) at 16 connections, MB/s', format: int, higher: true },
+  { metric: 'big16PeakRssMB', label: 'peak RSS serving big at 16 connections, MB', format: fixed(1), higher: false },
+  { metric: 'big16HwmRssMB', label: 'the same peak as the kernel counts it (VmHWM), MB', format: fixed(1), higher: false },
   { metric: 'sessionsPerS', label: 'sessions/s (initialize → DELETE)', format: int, higher: true },
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
+  { metric: 'listenMs', label: 'time to listen after the spawn, ms (probe preload included)', format: (n) => n.toFixed(0), higher: false },
   { metric: 'kbPerSession', label: 'KB per open session (RSS)', format: fixed(1), higher: false },
   { metric: 'heapKbPerSession', label: 'KB per open session (heap)', format: fixed(1), higher: false },
   { metric: 'redisKeysKbPerSession', label: 'KB per open session in Redis (its keys)', format: fixed(1), higher: false },
@@ -73,7 +82,39 @@ const STDIO_ROWS: Row[] = [
 ];
 
 /** The metrics compared as ratios: throughput, CPU per call and memory (latency is in the tables). */
-const RATIO_METRICS = new Set(['echo1Rps', 'echo16Rps', 'echo64Rps', 'echo64CpuUs', 'bigMBps', 'sessionsPerS', 'kbPerSession', 'stdioSerialRps', 'stdioPipelinedRps']);
+const RATIO_METRICS = new Set([
+  'echo1Rps',
+  'echo16Rps',
+  'echo64Rps',
+  'echo64CpuUs',
+  'bigMBps',
+  'big16MBps',
+  'big16PeakRssMB',
+  'big16HwmRssMB',
+  'sessionsPerS',
+  'kbPerSession',
+  'listenMs',
+  'stdioSerialRps',
+  'stdioPipelinedRps',
+]);
+
+/** The floor of each era, and the metrics every other HTTP server is divided by it in. */
+const FLOOR_OF = { legacy: 'node-sse', modern: 'node-sse-2026' };
+const FLOOR_METRICS = [
+  'echo1Rps',
+  'echo64Rps',
+  'echo1CpuUs',
+  'echo64CpuUs',
+  'echo64P99',
+  'bigMBps',
+  'big16MBps',
+  'big16PeakRssMB',
+  'big16HwmRssMB',
+  'sessionsPerS',
+  'kbPerSession',
+  'idleRssKB',
+  'listenMs',
+];
 
 /** Redis-backed ÷ in-memory: what sharing state through Redis costs. */
 const REDIS_RATIO_METRICS = [
@@ -93,9 +134,6 @@ const REDIS_RATIO_METRICS = [
 
 /** The plain mcpx target each variant is compared with: on Redis, traced with the OpenTelemetry SDK, with one logging middleware. */
 const BASELINE_OF: Record<string, string> = { 'mcpx-redis': 'mcpx-sse', 'mcpx-otel': 'mcpx-sse', 'mcpx-mw': 'mcpx-sse', 'mcpx-mw-2026': 'mcpx-2026' };
-
-/** The budget of one logging middleware, in server CPU µs per call. */
-const MIDDLEWARE_BUDGET_US = 5;
 
 /**
  * mcpx ÷ each other server, for every compared metric both have; each variant of mcpx (on Redis,
@@ -131,109 +169,19 @@ export function ratiosOf(medians: Record<string, Figures>, measured: Target[]): 
   return ratios;
 }
 
-/**
- * The performance goals (docs/performance.md), each checked against the same run's anchors: mcpx's
- * default mode (stateful, SSE responses) in the 2025 era, its 2026-07-28 era beside the SDK v2's and
- * the raw route's, its start and throughput over stdio, its Redis-backed mode, and middleware's
- * cost. `rounds` (each round's figures) gives the middleware goals their same-round differences;
- * without them the medians stand for one round.
- */
-export function checkTargets(medians: Record<string, Figures>, rounds: Record<string, Figures>[] = [medians]): TargetCheck[] {
-  const m = medians['mcpx-sse'] ?? {};
-  const modern = medians['mcpx-2026'] ?? {};
-  const sdk = medians.sdk ?? {};
-  const sdk2 = medians.sdk2 ?? {};
-  const sdk2Modern = medians['sdk2-2026'] ?? {};
-  const raw = medians.raw ?? {};
-  const rawModern = medians['raw-2026'] ?? {};
-  const stdio = medians['mcpx-stdio'] ?? {};
-  const checks: TargetCheck[] = [];
-  const ratio = (goal: string, a: number | undefined, b: number | undefined, min: number, unit: 'x' | '%') => {
-    if (a === undefined || b === undefined) return;
-    const r = a / b;
-    checks.push({ goal, figure: unit === 'x' ? `${r.toFixed(2)}×` : `${(r * 100).toFixed(0)}%`, met: r >= min });
-  };
-  // At most `max` times the other (latency, CPU): the figure says both.
-  const atMost = (goal: string, a: number | undefined, b: number | undefined, max: number, unit: string, digits: number) => {
-    if (a === undefined || b === undefined) return;
-    const r = a / b;
-    checks.push({ goal, figure: `${r.toFixed(2)}× (${a.toFixed(digits)} ${unit} ÷ ${b.toFixed(digits)} ${unit})`, met: r <= max });
-  };
-
-  ratio('2025 SSE: echo c=64 ≥ 75% of the raw Fastify route', m.echo64Rps, raw.echo64Rps, 0.75, '%');
-  ratio('2025 SSE: echo c=64 ≥ 6× the SDK', m.echo64Rps, sdk.echo64Rps, 6, 'x');
-  ratio('2025 SSE: echo c=64 ≥ 6× the SDK v2', m.echo64Rps, sdk2.echo64Rps, 6, 'x');
-  ratio('2025 stateless: echo c=64 no slower than stateful', medians['mcpx-stateless']?.echo64Rps, m.echo64Rps, 1, '%');
-  ratio('2026-07-28: echo c=64 ≥ 80% of the raw route (2026 answers)', modern.echo64Rps, rawModern.echo64Rps, 0.8, '%');
-  ratio('2026-07-28: echo c=64 ≥ 5× the SDK v2 (2026-07-28)', modern.echo64Rps, sdk2Modern.echo64Rps, 5, 'x');
-  atMost('2025 SSE: p99 at c=64 ≤ 2× the raw route’s', m.echo64P99, raw.echo64P99, 2, 'ms', 2);
-  atMost('2026-07-28: p99 at c=64 ≤ 2× the raw route’s', modern.echo64P99, rawModern.echo64P99, 2, 'ms', 2);
-  ratio('sessions/s ≥ 8× the SDK', m.sessionsPerS, sdk.sessionsPerS, 8, 'x');
-  if (m.kbPerSession !== undefined) checks.push({ goal: '≤ 8 KB of RSS per open idle session', figure: `${m.kbPerSession.toFixed(1)} KB`, met: m.kbPerSession <= 8 });
-  ratio('1 MB results ≥ 80% of the raw route’s MB/s', m.bigMBps, raw.bigMBps, 0.8, '%');
-  ratio('stdio, 64 in flight ≥ 2.5× the SDK', stdio.stdioPipelinedRps, medians['sdk-stdio']?.stdioPipelinedRps, 2.5, 'x');
-  ratio('stdio, 64 in flight ≥ 2.5× the SDK v2', stdio.stdioPipelinedRps, medians['sdk2-stdio']?.stdioPipelinedRps, 2.5, 'x');
-  // Some clients probe a stdio server with a 1 s timeout: the start matters.
-  const sdk2Stdio = medians['sdk2-stdio'] ?? {};
-  if (stdio.stdioFirstAnswerMs !== undefined && sdk2Stdio.stdioFirstAnswerMs !== undefined) {
-    checks.push({
-      goal: 'stdio: first answer no later than the SDK v2’s',
-      figure: `${stdio.stdioFirstAnswerMs.toFixed(0)} ms against ${sdk2Stdio.stdioFirstAnswerMs.toFixed(0)} ms`,
-      met: stdio.stdioFirstAnswerMs <= sdk2Stdio.stdioFirstAnswerMs,
-    });
-  }
-  if (stdio.stdioFirstAnswerMs !== undefined && stdio.nodeStartMs !== undefined) {
-    const r = stdio.stdioFirstAnswerMs / stdio.nodeStartMs;
-    checks.push({
-      goal: 'stdio: first answer < 2× a bare `node -e` start',
-      figure: `${r.toFixed(2)}× (${stdio.stdioFirstAnswerMs.toFixed(0)} ms ÷ ${stdio.nodeStartMs.toFixed(0)} ms)`,
-      met: r < 2,
-    });
-  }
-  // Scale-out: state shared through Redis may cost at most twice the in-memory server's CPU per call.
-  const redis = medians['mcpx-redis'];
-  if (redis) atMost('on Redis: server CPU per echo call (c=64) ≤ 2× in memory', redis.echo64CpuUs, m.echo64CpuUs, 2, 'µs', 1);
-  for (const [era, plain, withMiddleware] of [
-    ['2025 SSE', 'mcpx-sse', 'mcpx-mw'],
-    ['2026-07-28', 'mcpx-2026', 'mcpx-mw-2026'],
-  ] as const) {
-    const cost = sameRoundDifferences(rounds, withMiddleware, plain);
-    if (cost) checks.push({ goal: `${era}: one logging middleware < ${MIDDLEWARE_BUDGET_US} µs of server CPU per call`, figure: cost.figure, met: cost.us < MIDDLEWARE_BUDGET_US });
-    // With no middleware the pipeline calls the handler at once: held against an earlier build (--baseline) in the same run.
-    const none = sameRoundDifferences(rounds, plain, `${plain}-base`);
-    if (none) {
-      checks.push({
-        goal: `${era}, no middleware: server CPU per call not measurably above the baseline build’s`,
-        figure: `${none.figure}; higher in ${none.higher} of ${none.n}, p = ${none.p.toFixed(2)}`,
-        met: none.p >= 0.05,
-      });
+/** Each HTTP server ÷ the bare node:http SSE floor of the same era, for every floor metric both have. */
+export function floorRatiosOf(medians: Record<string, Figures>, measured: Target[]): FloorRatio[] {
+  const ratios: FloorRatio[] = [];
+  for (const target of measured.filter((t) => t.transport === 'http')) {
+    const floor = target.modern ? FLOOR_OF.modern : FLOOR_OF.legacy;
+    if (target.key === floor) continue;
+    for (const metric of FLOOR_METRICS) {
+      const a = medians[target.key]?.[metric];
+      const b = medians[floor]?.[metric];
+      if (a !== undefined && b !== undefined && b > 0) ratios.push({ metric, target: target.key, floor, value: a / b });
     }
   }
-  return checks;
-}
-
-/**
- * Server CPU per echo call of `a` minus `b`, per round (the two are measured one after the other),
- * at c=16 and c=64 (c=1's figure carries each call's wake-ups and moves more): their median, which
- * one slow run cannot move, and a sign test of `a` costing more (the chance of `a` coming out
- * higher in that many of the pairs if the two cost the same: below 0.05, the difference is measurable).
- */
-function sameRoundDifferences(rounds: Record<string, Figures>[], a: string, b: string): { us: number; figure: string; higher: number; n: number; p: number } | undefined {
-  const diffs: number[] = [];
-  for (const round of rounds) {
-    for (const metric of ['echo16CpuUs', 'echo64CpuUs']) {
-      const x = round[a]?.[metric];
-      const y = round[b]?.[metric];
-      if (x !== undefined && y !== undefined) diffs.push(x - y);
-    }
-  }
-  if (!diffs.length) return undefined;
-  const us = median(diffs);
-  const signed = (n: number) => `${n >= 0 ? '+' : '−'}${Math.abs(n).toFixed(1)}`;
-  const n = diffs.length;
-  const higher = diffs.filter((d) => d > 0).length;
-  const p = signTestP(higher, n);
-  return { us, higher, n, p, figure: `${signed(us)} µs (median of ${n} same-round differences at c=16 and c=64, ${signed(Math.min(...diffs))} to ${signed(Math.max(...diffs))})` };
+  return ratios;
 }
 
 function table(title: string, rows: Row[], targets: Target[], medians: Record<string, Figures>): string[] {
@@ -261,20 +209,24 @@ export function markdown(results: Results, measured: Target[]): string {
     '',
     `Node ${machine.node}, ${machine.platform}, ${machine.cpus} × ${machine.cpuModel}. ` +
       `Medians of ${s.rounds} interleaved round${s.rounds > 1 ? 's' : ''}; ${s.callS} s per run; ` +
-      `sessions/s on ${s.sessionConnections} connections; big on ${s.bigConnections}; memory with ${s.memorySessions} open sessions.` +
-      (results.redis ? ` Redis ${results.redis.version} at ${results.redis.url}.` : ''),
+      `sessions/s on ${s.sessionConnections} connections; big on ${s.bigConnections}, then on ${s.peakConnections} with the RSS sampled every 10 ms (its peak); ` +
+      `memory with ${s.memorySessions} open sessions. Time to listen: from the spawn to the first accepted TCP connection (tried every 5 ms), ` +
+      `Node’s start and the preload of the probe that reads memory and CPU included (the same for every server).` +
+      (results.redis ? ` Redis ${results.redis.version} at ${results.redis.url}.` : '') +
+      (results.pinning ? ` ${results.pinning}` : ''),
     '',
   ];
   for (const skip of results.skipped ?? []) lines.push(`Not measured: ${label(skip.target)}: ${skip.reason}.`, '');
   if (http.length) lines.push(...table('Streamable HTTP', HTTP_ROWS, http, results.medians));
   if (stdio.length) lines.push(...table('stdio', STDIO_ROWS, stdio, results.medians));
+  lines.push(...floorTable(results.floorRatios ?? [], http));
 
   const rows = HTTP_ROWS.concat(STDIO_ROWS);
   for (const transport of ['http', 'stdio'] as const) {
     const ratios = results.ratios.filter((r) => targetOf(r.mcpx)?.transport === transport && targetOf(r.versus)?.family !== 'mcpx');
     const versus = [...new Set(ratios.map((r) => r.versus))];
     if (!versus.length) continue;
-    lines.push(`### Ratios, ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (mcpx ÷ other: above 1 is better for mcpx, except CPU per call and KB per session)`, '');
+    lines.push(`### Ratios, ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (mcpx ÷ other: above 1 is better for mcpx, except CPU per call, memory and time to listen)`, '');
     lines.push(`| | ${versus.map((v) => `÷ ${label(v)}`).join(' | ')} |`, `|---|${versus.map(() => '---:').join('|')}|`);
     const seen = new Set<string>();
     for (const r of ratios) {
@@ -308,4 +260,22 @@ export function markdown(results: Results, measured: Target[]): string {
     if (!results.baseline) lines.push('Not checked without `--baseline <checkout>` (an earlier build measured in the same run): that no middleware costs nothing measurable.', '');
   }
   return lines.join('\n');
+}
+
+/** Each HTTP server (columns) ÷ the floor of its era, per metric (rows). */
+function floorTable(ratios: FloorRatio[], http: Target[]): string[] {
+  const targets = http.filter((t) => ratios.some((r) => r.target === t.key));
+  if (!targets.length) return [];
+  const out = [
+    '### Streamable HTTP ÷ the floor (bare node:http SSE of the same era; req/s, MB/s, sessions/s: below 1 is slower; the others: above 1 costs more)',
+    '',
+    `| | ${targets.map((t) => t.label).join(' | ')} |`,
+    `|---|${targets.map(() => '---:').join('|')}|`,
+  ];
+  for (const metric of FLOOR_METRICS) {
+    const cells = targets.map((t) => ratios.find((r) => r.target === t.key && r.metric === metric));
+    if (cells.every((c) => !c)) continue;
+    out.push(`| ${HTTP_ROWS.find((row) => row.metric === metric)!.label} | ${cells.map((c) => (c ? `${c.value.toFixed(2)}×` : '–')).join(' | ')} |`);
+  }
+  return [...out, ''];
 }

@@ -11,7 +11,7 @@ export interface Target {
   args: string[];
   /** Keeps sessions (initialize mints an Mcp-Session-Id): sessions/s and memory per session apply. */
   stateful: boolean;
-  /** Speaks MCP (the raw route only answers tools/call). */
+  /** Answers initialize: a legacy-era load opens a session on each connection before its calls (a modern load never does). */
   mcp: boolean;
   /** Measured in the modern era (2026-07-28: per-request _meta, no sessions) instead of the legacy one. */
   modern?: boolean;
@@ -47,9 +47,13 @@ export const TARGETS: Target[] = [
   { key: 'sdk2', label: 'SDK v2', family: 'sdk2', transport: 'http', script: 'anchors/sdk2.mjs', args: [], stateful: false, mcp: true },
   { key: 'sdk2-2026', label: 'SDK v2 2026-07-28', family: 'sdk2', transport: 'http', script: 'anchors/sdk2.mjs', args: [], stateful: false, mcp: true, modern: true },
   { key: 'fastmcp', label: 'FastMCP', family: 'fastmcp', transport: 'http', script: 'anchors/fastmcp.mjs', args: [], stateful: true, mcp: true },
-  { key: 'raw', label: 'raw Fastify', family: 'raw', transport: 'http', script: 'anchors/raw-fastify.mjs', args: [], stateful: false, mcp: false },
+  // The ceiling route keeps a map of sessions (a small record each): the floor of RSS per open session.
+  { key: 'raw', label: 'raw Fastify', family: 'raw', transport: 'http', script: 'anchors/raw-fastify.mjs', args: [], stateful: true, mcp: true },
   // The same route sent 2026-07-28 requests: it answers with the result a 2026 server sends.
   { key: 'raw-2026', label: 'raw Fastify 2026-07-28', family: 'raw', transport: 'http', script: 'anchors/raw-fastify.mjs', args: [], stateful: false, mcp: false, modern: true },
+  // The floor of an SSE-answering stateful server: bare node:http, sessions in a Map, one-event SSE streams.
+  { key: 'node-sse', label: 'bare node:http SSE', family: 'raw', transport: 'http', script: 'anchors/node-sse.mjs', args: [], stateful: true, mcp: true },
+  { key: 'node-sse-2026', label: 'bare node:http SSE 2026-07-28', family: 'raw', transport: 'http', script: 'anchors/node-sse.mjs', args: [], stateful: false, mcp: true, modern: true },
   { key: 'mcpx-stdio', label: 'mcpx stdio', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: true, mcp: true },
   { key: 'mcpx-stdio-2026', label: 'mcpx stdio 2026-07-28', family: 'mcpx', transport: 'stdio', script: 'dist/serve.js', args: ['--stdio'], stateful: false, mcp: true, modern: true },
   { key: 'sdk-stdio', label: 'SDK stdio', family: 'sdk', transport: 'stdio', script: 'anchors/sdk.mjs', args: ['--stdio'], stateful: true, mcp: true },
