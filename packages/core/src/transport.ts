@@ -46,6 +46,9 @@ export { compact } from './compact';
 // Event store plumbing (EventStore and InMemoryEventStore are in '@mcpx/core')
 export { eventId, parseEventId } from './stores/event-store';
 
+// A map for what usually holds one entry at a time (per-session bookkeeping without a Map while idle)
+export { FewMap } from './pipeline/few-map';
+
 // Telemetry: where a message came from, as spans and metrics record it
 export { STDIO_ORIGIN, type RequestOrigin } from './telemetry/origin';
 export { startOtelFor, type OtelHandle } from './engine/start-otel';

@@ -1,4 +1,5 @@
 import { InMemoryEventStore } from '@mcpx/core';
+import { STREAM_COST } from '@mcpx/core/stores';
 import { parseEventId, type JsonRpcMessage } from '@mcpx/core/transport';
 
 const note = (n: number, size = 0): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `${n}${'x'.repeat(size)}` } });
@@ -41,15 +42,16 @@ describe('InMemoryEventStore', () => {
   });
 
   it('holds at most maxBytes in all: the oldest streams of any session go first, never the one written to', () => {
-    const store = new InMemoryEventStore(1000, 100, 1000);
+    // Each stream: ~300 characters plus STREAM_COST; three fit in 1,800 bytes, four do not.
+    const store = new InMemoryEventStore(1000, 100, 1800);
     store.append('one', '1', note(1, 240));
     store.append('two', '1', note(2, 240));
     store.append('one', '2', note(3, 240));
-    expect(store.bytes).toBeLessThanOrEqual(1000);
+    expect(store.bytes).toBeLessThanOrEqual(1800);
     expect(store.streamCount('one') + store.streamCount('two')).toBe(3);
     // A fourth stream pushes the total over: the oldest stream (session one, stream 1) goes.
     store.append('two', '2', note(4, 240));
-    expect(store.bytes).toBeLessThanOrEqual(1000);
+    expect(store.bytes).toBeLessThanOrEqual(1800);
     expect(store.eventsAfter('one', '1', 0)).toBeUndefined();
     expect(datas(store, 'two', '1')).toEqual([['1_1', '2xx']]);
     // One message larger than the whole budget: every other stream goes, the message stays.
@@ -58,6 +60,52 @@ describe('InMemoryEventStore', () => {
     expect(store.eventsAfter('one', '3', 0)).toHaveLength(1);
     // An evicted stream keeps its numbering.
     expect(store.append('one', '1', note(6))).toBe('1_2');
+  });
+
+  it('counts STREAM_COST per stream, so many small streams are bounded too', () => {
+    const store = new InMemoryEventStore({ maxBytes: 100 * STREAM_COST, maxSessionBytes: 100 * STREAM_COST });
+    for (let i = 1; i <= 1000; i++) store.append(`s${i % 10}`, String(i), note(i), undefined, 1);
+    expect(store.bytes).toBeLessThanOrEqual(100 * STREAM_COST);
+    let streams = 0;
+    for (let s = 0; s < 10; s++) streams += store.streamCount(`s${s}`);
+    expect(streams).toBeLessThan(100);
+    expect(streams).toBeGreaterThan(50);
+  });
+
+  it('holds at most maxSessionBytes for one session: its own oldest streams go, other sessions keep theirs', () => {
+    const store = new InMemoryEventStore({ maxSessionBytes: 10_500 });
+    store.append('quiet', '1', note(0, 3000));
+    for (let i = 1; i <= 20; i++) store.append('busy', String(i), note(i, 3000), undefined, 1);
+    expect(store.sessionBytes('busy')).toBeLessThanOrEqual(10_500);
+    expect(store.streamCount('busy')).toBe(3);
+    expect(datas(store, 'busy', '20')).toEqual([['20_1', '20x']]);
+    expect(datas(store, 'quiet', '1')).toEqual([['1_1', '0xx']]);
+    // The stream being written is never the one evicted, even past the bound on its own.
+    for (let n = 2; n <= 5; n++) store.append('busy', '20', note(n, 3000), undefined, n);
+    expect(store.streamCount('busy')).toBe(1);
+    expect(store.eventsAfter('busy', '20', 0)).toHaveLength(5);
+  });
+
+  it('holds at most maxDeliveredBytes of streams delivered in full, oldest first, and sheds them before any other', () => {
+    const store = new InMemoryEventStore({ maxDeliveredBytes: 10_500, maxBytes: 20_000 });
+    // An interrupted stream (the client may need it) and delivered ones, 1 MB answers in miniature.
+    store.append('s', 'cut', note(0, 3000), undefined, 1);
+    for (let i = 1; i <= 10; i++) {
+      store.append(`c${i}`, '1', note(i, 3000), undefined, 1);
+      store.delivered(`c${i}`, '1');
+      expect(store.bytesDelivered).toBeLessThanOrEqual(10_500);
+    }
+    // The three newest delivered streams are kept (each ~3,300 bytes), the older ones are gone.
+    expect([...Array(10).keys()].map((i) => store.streamCount(`c${i + 1}`))).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
+    expect(store.eventsAfter('s', 'cut', 0)).toHaveLength(1);
+    // Past maxBytes, the delivered streams go before the interrupted one, though it is older.
+    for (let i = 1; i <= 4; i++) store.append('t', String(i), note(i, 3000), undefined, 1);
+    expect(store.bytes).toBeLessThanOrEqual(20_000);
+    expect(store.eventsAfter('s', 'cut', 0)).toHaveLength(1);
+    expect(store.bytesDelivered).toBeLessThan(10_500);
+    // Dropping gives the delivered bytes back.
+    for (let i = 8; i <= 10; i++) store.dropStream(`c${i}`, '1');
+    expect(store.bytesDelivered).toBe(0);
   });
 
   it('gives the bytes back when streams and sessions are dropped', () => {

@@ -83,7 +83,7 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
   if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one', TRANSPORT_ERROR, id);
   http.touch();
 
-  if (parsed.kind === 'invalid') return answerJson(reply, parsed.error, http.session.logger);
+  if (parsed.kind === 'invalid') return answerJson(reply, parsed.error, http.session);
   if (parsed.kind !== 'request') {
     request.mcpLogged = true; // the engine logs notifications and responses at debug
     if (parsed.kind === 'notification') http.session.handleNotification(parsed.message, origin);
@@ -95,7 +95,7 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
   const admission = admitted instanceof Promise ? await admitted : admitted;
   if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
   return ctx.options.jsonResponse
-    ? answerJson(reply, await ctx.engine.pipeline.run(http.session, inbound, new JsonModeOutlet(http.outlet), admission), http.session.logger)
+    ? answerJson(reply, await ctx.engine.pipeline.run(http.session, inbound, new JsonModeOutlet(http.outlet), admission), http.session)
     : answerSse(ctx, http, inbound, admission, reply);
 }
 
@@ -145,7 +145,7 @@ async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request
   const response = await http.session.handleRequest(message, http.outlet, request.principal, requestLogger(request), origin);
   if (!response || 'error' in response) {
     ctx.sessions.close(http.id);
-    return answerJson(reply, response, http.session.logger);
+    return answerJson(reply, response, http.session);
   }
   if (ctx.sessions.shared) {
     // Other instances serve it from its record: the id goes out only once the record is written.
@@ -157,13 +157,14 @@ async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request
     }
   }
   reply.header(SESSION_HEADER, http.id);
-  return answerJson(reply, response, http.session.logger);
+  return answerJson(reply, response, http.session);
 }
 
-function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, logger: { error: (o: object, m: string) => void }): FastifyReply {
+/** `owner`: whose logger reports a response that cannot be serialised (asked for only then: a session makes its logger on first use). */
+function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, owner: { readonly logger: { error: (o: object, m: string) => void } }): FastifyReply {
   // A cancelled request gets no response; the HTTP exchange still has to end.
   if (!response) return reply.code(202).send();
-  const text = encodeMessage(response, (err) => logger.error({ err }, 'response could not be serialised'));
+  const text = encodeMessage(response, (err) => owner.logger.error({ err }, 'response could not be serialised'));
   return reply.code(200).header('content-type', 'application/json').send(text);
 }
 
@@ -202,7 +203,7 @@ async function postStateless(ctx: EndpointContext, parsed: ParsedMessage, reques
     const admitted = ctx.engine.pipeline.admit(session, inbound);
     const admission = admitted instanceof Promise ? await admitted : admitted;
     if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
-    if (ctx.options.jsonResponse) return answerJson(reply, await ctx.engine.pipeline.run(session, inbound, NOWHERE, admission), session.logger);
+    if (ctx.options.jsonResponse) return answerJson(reply, await ctx.engine.pipeline.run(session, inbound, NOWHERE, admission), session);
     // No resumption without sessions: a plain stream, no polling close.
     const connection = openConnection(ctx, reply, { polling: false });
     const channel = new ConnectionChannel(connection, (err) => session.logger.error({ err }, 'message could not be serialised'));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Session } from '@mcpx/core';
 import { type Clock, type EventStore, type SessionRecord, type SharedEventLog } from '@mcpx/core/stores';
-import { encodeMessage, systemClock, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
+import { encodeMessage, FewMap, systemClock, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';
 import { peerOf } from './telemetry/request-origin';
@@ -10,6 +10,8 @@ import { peerOf } from './telemetry/request-origin';
 const STANDALONE = '0';
 /** Messages kept for a standalone stream the client has not opened yet. */
 const MAX_EARLY_MESSAGES = 100;
+/** Delivered request streams a session keeps resumable at most (the default store keeps 100 streams a session). */
+const MAX_DELIVERED_KEPT = 100;
 
 const ID_BYTES = 24;
 /** Random bytes for the next 128 ids: one call into the CSPRNG per batch instead of per session. */
@@ -38,12 +40,12 @@ export class HttpSession {
   lastActivity: number;
   /** The principal the session was created by (auth on): requests of anyone else get 404. */
   owner?: string;
-  private readonly live = new Map<string, SseStream>();
+  private readonly live = new FewMap<string, SseStream>();
   private nextStream = 1;
   private standalone?: SseStream;
-  private early: JsonRpcMessage[] = [];
+  private early?: JsonRpcMessage[];
   /** Request streams delivered in full, oldest first, with the time the store may forget each. */
-  private delivered: { id: string; at: number }[] = [];
+  private delivered?: { id: string; at: number }[];
 
   /** Where the engine sends what no request asked for: the standalone stream, once the client opens it. */
   readonly outlet: MessageChannel;
@@ -99,7 +101,7 @@ export class HttpSession {
   /** A message no request asked for: on the standalone stream, or held (up to a bound) until the client opens it. */
   sendUnsolicited(message: JsonRpcMessage): void {
     if (this.standalone) this.standalone.send(message);
-    else if (this.early.length < MAX_EARLY_MESSAGES) this.early.push(message);
+    else if ((this.early ??= []).length < MAX_EARLY_MESSAGES) this.early.push(message);
   }
 
   touch(): void {
@@ -114,35 +116,45 @@ export class HttpSession {
       // the request, so a client resuming elsewhere after this instance died gets an error for it.
       const id = `${this.cluster.instanceId}.${this.nextStream++}`;
       const log = new BatchedStreamLog(this.store as SharedEventLog, this.id, id, requestId, this.onError);
-      const ended = (ending: SseStream, deliveredInFull: boolean) => {
-        log.end(deliveredInFull ? this.retentionMs : this.sharedRetentionMs, deliveredInFull);
-        this.live.delete(ending.id);
+      const ended = {
+        streamEnded: (ending: SseStream, deliveredInFull: boolean) => {
+          log.end(deliveredInFull ? this.retentionMs : this.sharedRetentionMs, deliveredInFull);
+          this.live.delete(ending.id);
+        },
       };
       stream = new SseStream(id, this.id, log, this.onError, ended, 1);
     } else {
-      stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, this.streamEnded);
+      stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, this);
     }
     this.live.set(stream.id, stream);
     return stream;
   }
 
-  private readonly streamEnded = (stream: SseStream, deliveredInFull: boolean): void => {
+  /** A request stream of this session ended (SseStream's owner). */
+  streamEnded(stream: SseStream, deliveredInFull: boolean): void {
     this.live.delete(stream.id);
     // A delivered stream stays resumable for a grace period (a socket can die unnoticed), then the
     // store forgets it instead of holding whole responses for the session's life. One queue per
     // session, swept by the manager: no timer per request, and nothing outlives the session.
     if (!deliveredInFull || !this.store?.dropStream || this.session.state === 'closed') return;
     if (this.retentionMs <= 0) return this.dropStream(stream.id);
-    this.delivered.push({ id: stream.id, at: this.clock.now() + this.retentionMs });
-    if (this.delivered.length === 1) this.onDelivered?.(this);
-  };
+    this.store.delivered?.(this.id, stream.id);
+    const delivered = (this.delivered ??= []);
+    delivered.push({ id: stream.id, at: this.clock.now() + this.retentionMs });
+    if (delivered.length === 1) this.onDelivered?.(this);
+    // A busy session: its oldest delivered streams go early, as the store would evict them anyway.
+    else if (delivered.length > MAX_DELIVERED_KEPT) this.dropStream(delivered.shift()!.id);
+  }
 
   /** Lets the store forget the delivered streams whose grace period is over; true while some remain. */
   forgetDelivered(now = this.clock.now()): boolean {
+    const delivered = this.delivered;
+    if (!delivered) return false;
     let n = 0;
-    while (n < this.delivered.length && this.delivered[n]!.at <= now) this.dropStream(this.delivered[n++]!.id);
-    if (n > 0) this.delivered.splice(0, n);
-    return this.delivered.length > 0;
+    while (n < delivered.length && delivered[n]!.at <= now) this.dropStream(delivered[n++]!.id);
+    if (n === delivered.length) this.delivered = undefined;
+    else if (n > 0) delivered.splice(0, n);
+    return this.delivered !== undefined;
   }
 
   private dropStream(streamId: string): void {
@@ -155,8 +167,8 @@ export class HttpSession {
       this.standalone = new SseStream(STANDALONE, this.id, this.store, this.onError);
       this.live.set(STANDALONE, this.standalone);
       const early = this.early;
-      this.early = [];
-      queueMicrotask(() => early.forEach((m) => this.standalone?.send(m)));
+      this.early = undefined;
+      if (early) queueMicrotask(() => early.forEach((m) => this.standalone?.send(m)));
     }
     return this.standalone;
   }
@@ -166,7 +178,7 @@ export class HttpSession {
   }
 
   get hasConnection(): boolean {
-    if (this.followers.size > 0) return true;
+    if (this.followers !== undefined && this.followers.size > 0) return true;
     for (const stream of this.live.values()) if (stream.connected) return true;
     return false;
   }
@@ -226,12 +238,12 @@ export class HttpSession {
   /** GET connections of this copy following the standalone stream (one at a time: a second gets 409). */
   standaloneFollowers = 0;
   /** Connections of this copy following the shared log (GET streams), each with how to stop it. */
-  private readonly followers = new Set<() => void>();
+  private followers?: Set<() => void>;
 
   /** Registers a connection following the shared log: it counts as activity, and stops when this copy goes. */
   addFollower(stop: () => void): () => void {
-    this.followers.add(stop);
-    return () => this.followers.delete(stop);
+    (this.followers ??= new Set()).add(stop);
+    return () => this.followers!.delete(stop);
   }
 
   /** Ends the session: aborts its requests, ends its streams, forgets its stored events. `endedHere` false: a shared session another instance ended. */
@@ -251,10 +263,10 @@ export class HttpSession {
   private endStreams(): void {
     for (const stream of [...this.live.values()]) stream.end();
     this.live.clear();
-    this.early = [];
-    this.delivered = [];
-    for (const stop of [...this.followers]) stop();
-    this.followers.clear();
+    this.early = undefined;
+    this.delivered = undefined;
+    for (const stop of [...(this.followers ?? [])]) stop();
+    this.followers = undefined;
   }
 }
 

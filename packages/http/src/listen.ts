@@ -9,6 +9,7 @@ import { registerProtectedResourceMetadata } from './auth/metadata';
 import { serverUrl } from './server-url';
 import { redisFromEnv } from '@mcpx/core/stores';
 import { startRedisCluster } from './cluster/start-cluster';
+import { lazySchemaCompilers } from './lazy-schema-compilers';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -88,6 +89,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     // close() runs after the drain: whatever connection is left (a keep-alive socket that went idle
     // after the drain started) is destroyed rather than waited on for its keep-alive timeout.
     forceCloseConnections: true,
+    schemaController: { compilersFactory: lazySchemaCompilers() },
     ...options.fastify,
   });
   // OpenTelemetry: configured here, or by MCPX_OTEL and MCPX_METRICS. A port of its own for /metrics listens where the server does, unless told otherwise.

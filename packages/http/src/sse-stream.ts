@@ -22,8 +22,8 @@ export class SseStream implements MessageChannel {
     private readonly sessionId: string,
     private readonly store: EventStore | undefined,
     private readonly onError: (err: unknown) => void,
-    /** Called once when the stream ends; `deliveredInFull` when every event went out on one live connection. */
-    private readonly onEnd?: (stream: SseStream, deliveredInFull: boolean) => void,
+    /** Told once when the stream ends; `deliveredInFull` when every event went out on one live connection. */
+    private readonly owner?: { streamEnded(stream: SseStream, deliveredInFull: boolean): void },
     /** The seq already taken on this stream (a shared log's stream begins with an entry naming its request). */
     firstSeq = 0,
   ) {
@@ -103,6 +103,6 @@ export class SseStream implements MessageChannel {
     // and the session may let the store forget it after a grace period.
     const deliveredInFull = !this.interrupted && this.connected && !this.replaying;
     if (!this.replaying) this.connection?.close();
-    this.onEnd?.(this, deliveredInFull);
+    this.owner?.streamEnded(this, deliveredInFull);
   }
 }

@@ -38,6 +38,12 @@ class Resumable extends McpServer {
   /** Set when a handler's signal fired: a dropped connection must not cancel the request. */
   aborted: string[] = [];
 
+  /** An answer of about 1 MB. */
+  @Tool()
+  large() {
+    return 'x'.repeat(1_000_000);
+  }
+
   /** SSE polling: closes its connection midway, carries on while the client is away, then answers. */
   @Tool()
   async poll(_input: void, ctx: RequestContext) {
@@ -449,6 +455,36 @@ describe('stored events of streams delivered in full', () => {
       clock.advance(RETENTION * 10);
       const resumed = await getSse(s.url, session, first.id);
       expect(summarize(await resumed.rest())).toContain('result 2 slow done');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('are kept within maxDeliveredBytes: large answers served one after another hold only the newest in memory', async () => {
+    const MB = 1_000_000;
+    // Room for two 1 MB answers of delivered streams; the interrupted stream is kept apart from that budget.
+    const store = new InMemoryEventStore({ maxDeliveredBytes: 2.5 * MB });
+    const fixture = new Resumable();
+    const s = await listen(fixture, { port: 0, handleSignals: false, logger: pino({ level: 'silent' }), eventStore: store });
+    try {
+      const session = await openSession(s.url);
+      const http = s.endpoint.sessions.get(session)!;
+      const streams: string[] = [];
+      for (let id = 1; id <= 8; id++) {
+        const answer = await postSse(s.url, session, callTool(id, 'large'));
+        const events = await answer.rest();
+        const answer1 = events.find((e) => e.message?.id === id)?.message as { result: { content: { text: string }[] } } | undefined;
+        expect(answer1?.result.content[0]!.text).toHaveLength(1_000_000);
+        streams.push(streamOf(events[0]!.id!));
+        await waitFor(() => http.liveStream(streams.at(-1)!) === undefined, 'the answer to end on the server');
+        expect(store.bytesDelivered).toBeLessThanOrEqual(2.5 * MB);
+      }
+      // The two newest answers can still be resumed; the older ones were let go, oldest first.
+      expect(store.bytes).toBeLessThanOrEqual(2.5 * MB);
+      const kept = await getSse(s.url, session, `${streams[7]}_0`);
+      expect((await kept.rest()).some((e) => e.message?.id === 8)).toBe(true);
+      const gone = await request(s.url, { method: 'GET', headers: getHeaders(session, `${streams[0]}_0`) });
+      expect(gone.status).toBeGreaterThanOrEqual(400);
     } finally {
       await s.close();
     }

@@ -224,7 +224,7 @@ export class McpEngine {
     });
     registry.onChange((kind) => {
       // What is offered may change with the entries (an extension's settings function): derived again when next asked.
-      this.quietCapabilities = undefined;
+      this.quietCapabilities = this.liveCapabilities = undefined;
       this.extensions.invalidate();
       this.modern.invalidateCapabilities();
       this.listChanges.raise(kind, false);
@@ -305,10 +305,7 @@ export class McpEngine {
     void this.tasks.dropOwner(session).catch((err) => this.logger.error({ err }, 'could not drop the tasks of a closed session'));
   }
 
-  /**
-   * What this server declares at initialize: derived from what the registry holds. A session that
-   * can receive nothing unsolicited (stateless HTTP) is not offered list_changed or subscriptions.
-   */
+  /** What this server declares at initialize, derived from the registry; a session that can receive nothing unsolicited (stateless HTTP) gets no list_changed or subscriptions. */
   capabilities(options: { unsolicited?: boolean } = {}): ServerCapabilities {
     const r = this.registry;
     const live = options.unsolicited ?? true;
@@ -319,6 +316,7 @@ export class McpEngine {
     // entries exist matters: the answer is kept for as long as that stays the same.
     const shape = (hasPrompts ? 1 : 0) | (hasResources ? 2 : 0) | (r.templates.size > 0 ? 4 : 0) | (hasTools ? 8 : 0);
     if (!live && this.quietCapabilities?.shape === shape) return this.quietCapabilities.caps;
+    if (live && this.liveCapabilities) return this.liveCapabilities;
     const caps: ServerCapabilities = { logging: {} };
     if (hasPrompts || r.templates.size > 0 || r.offered.has('resources')) caps.completions = {};
     if (hasPrompts) caps.prompts = { listChanged: live };
@@ -338,12 +336,14 @@ export class McpEngine {
     if (extensions) declared.experimental = { ...extensions, ...this.options.capabilities?.experimental };
     const backported = this.extensions.declared('legacy', 'extensions'); // McpExtension.legacyCapability
     if (backported) declared.extensions = { ...backported, ...this.options.capabilities?.extensions };
-    if (!live) this.quietCapabilities = { shape, caps: declared };
+    if (live) this.liveCapabilities = declared;
+    else this.quietCapabilities = { shape, caps: declared };
     return declared;
   }
 
-  /** The capabilities of sessions without unsolicited messages, and the registry shape they were derived from. */
+  /** What sessions with (live) and without unsolicited messages are offered: one object all share, derived again after a change. */
   private quietCapabilities?: { shape: number; caps: ServerCapabilities };
+  private liveCapabilities?: ServerCapabilities;
 
   /**
    * What this server offers modern (2026-07-28) clients: the same derivation as capabilities(),
@@ -371,7 +371,7 @@ export class McpEngine {
     if (this.cluster) return this.cluster.resourceUpdated(uri);
     this.subscriptions.resourceUpdated(uri);
     for (const session of this.sessions.values()) {
-      if (session.initialized && session.subscriptions.has(uri)) session.notify('notifications/resources/updated', { uri });
+      if (session.initialized && session.isSubscribed(uri)) session.notify('notifications/resources/updated', { uri });
     }
   }
 

@@ -16,6 +16,7 @@ export {
   type TailedEvent,
 } from '../cluster/cluster';
 export { redisFromEnv, type RedisSettings } from '../cluster/redis-env';
-export type { EventStore, StoredEvent } from '../stores/event-store';
+export type { EventStore, EventStoreLimits, StoredEvent } from '../stores/event-store';
+export { STREAM_COST } from '../stores/event-store';
 export { InvalidTaskCursorError, TERMINAL_STATUSES, type Task, type TaskRecord, type TaskStatus, type TaskStore } from '../stores/task-store';
 export { InMemoryRateLimitStore, type RateLimitHit, type RateLimitStore } from '../policies/rate-limit';

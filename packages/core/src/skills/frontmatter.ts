@@ -1,4 +1,4 @@
-import { isAlias, isCollection, isScalar, parseDocument, visit } from 'yaml';
+import type * as Yaml from 'yaml';
 import { SkillsError } from './skills-error';
 import { SKILL_COMPATIBILITY_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME, SKILL_NAME_MAX } from './skill-constants';
 
@@ -7,6 +7,12 @@ export interface SkillFrontmatter {
   name: string;
   description: string;
   [key: string]: unknown;
+}
+
+let yaml: typeof Yaml | undefined;
+/** The YAML parser is loaded with the first skill read: a server without skills does not pay for it at start. */
+function loadYaml(): typeof Yaml {
+  return (yaml ??= require('yaml') as typeof Yaml);
 }
 
 /** Splits SKILL.md into its YAML frontmatter and its body, as a client does to verify it. */
@@ -27,6 +33,7 @@ function splitFrontmatter(markdown: string): string {
  * client parses from the same text is the same object. Throws a SkillsError saying why (the caller adds where).
  */
 export function parseFrontmatter(markdown: string): SkillFrontmatter {
+  const { isAlias, isCollection, isScalar, parseDocument, visit } = loadYaml();
   const doc = parseDocument(splitFrontmatter(markdown), { schema: 'core', uniqueKeys: true, merge: false, prettyErrors: false });
   if (doc.errors.length > 0) throw new SkillsError(`the frontmatter is not valid YAML: ${doc.errors[0]!.message}`);
   visit(doc, (_key, node) => {

@@ -26,6 +26,11 @@ export interface EventStore {
   dropSession(sessionId: string): Promise<void> | void;
   /** Forgets one stream that ended and was delivered in full (optional: a store may keep it until evicted). */
   dropStream?(sessionId: string, streamId: string): Promise<void> | void;
+  /**
+   * Told when a stream ended and every event went out on one live connection (optional): it is
+   * kept only in case the socket died unnoticed, until dropStream, and a store may forget it first.
+   */
+  delivered?(sessionId: string, streamId: string): void;
 }
 
 export function eventId(streamId: string, seq: number): string {
@@ -45,20 +50,53 @@ export function parseEventId(id: string): { streamId: string; seq: number } | un
 }
 
 interface StreamLog {
+  sessionId: string;
+  streamId: string;
   /** The seq of events[0]. */
   firstSeq: number;
   /** Encoded messages: strings hold less and cost the garbage collector less than message objects. */
   events: string[];
+  /** What the stream counts against the budgets: its characters plus STREAM_COST. */
+  bytes: number;
+  /** Went out in full on a live connection: kept only as a safety net, and the first to go. */
+  delivered: boolean;
+}
+
+interface SessionLog {
+  streams: Map<string, StreamLog>;
+  bytes: number;
+}
+
+/** What a stored stream costs beyond its characters (its maps' entries and record), counted so many small streams are bounded too. */
+export const STREAM_COST = 256;
+
+/** The bounds of an InMemoryEventStore; each has a default. */
+export interface EventStoreLimits {
+  /** The last events of a stream kept (default 1,000). */
+  maxEventsPerStream?: number;
+  /** Streams kept per session, oldest evicted first (default 100). */
+  maxStreamsPerSession?: number;
+  /** Bytes kept in all, every session (default 64 MiB). */
+  maxBytes?: number;
+  /** Bytes kept for one session (default 8 MiB): one client cannot take the whole budget. */
+  maxSessionBytes?: number;
+  /**
+   * Bytes of streams that already reached their client in full (kept only in case a socket died
+   * unnoticed; see `delivered`), in all (default 4 MiB). Past it the oldest such streams go first,
+   * so large answers served at speed do not pile up in memory for their whole grace period.
+   */
+  maxDeliveredBytes?: number;
 }
 
 /**
- * The embedded default, in memory and bounded three ways: the last `maxEventsPerStream` events of
- * a stream, `maxStreamsPerSession` streams per session, and `maxBytes` of encoded messages in all
- * (so many sessions streaming large results cannot exhaust memory). Oldest streams go first; a
- * stream being written to is never the one evicted, and an evicted stream keeps its numbering.
+ * The embedded default, in memory and bounded: the last `maxEventsPerStream` events of a stream,
+ * `maxStreamsPerSession` streams and `maxSessionBytes` per session, `maxDeliveredBytes` of streams
+ * delivered in full and `maxBytes` in all. Bytes are the encoded characters plus STREAM_COST per
+ * stream. Oldest streams go first, delivered ones before any other; a stream being written to is
+ * never the one evicted, and an evicted stream keeps its numbering.
  */
 export class InMemoryEventStore implements EventStore {
-  private readonly sessions = new Map<string, Map<string, StreamLog>>();
+  private readonly sessions = new Map<string, SessionLog>();
   /**
    * Where each evicted stream's numbering stood, so a stream that speaks again never reuses an event
    * id. Kept only while some writer leaves the numbering to the store (appends without `seq`): a
@@ -67,46 +105,76 @@ export class InMemoryEventStore implements EventStore {
    */
   private readonly evicted = new Map<string, Map<string, number>>();
   private numbersStreams = false;
-  /** Every stored stream, oldest first (Map keeps insertion order), for the byte budget. */
-  private readonly age = new Map<StreamLog, { sessionId: string; streamId: string }>();
+  /** Every stored stream, oldest first (a Set keeps insertion order), for the byte budget. */
+  private readonly age = new Set<StreamLog>();
+  /** The streams delivered in full, in the order they were, for their own budget. */
+  private readonly deliveredAge = new Set<StreamLog>();
   private storedBytes = 0;
+  private deliveredBytes = 0;
+  private readonly maxEventsPerStream: number;
+  private readonly maxStreamsPerSession: number;
+  private readonly maxBytes: number;
+  private readonly maxSessionBytes: number;
+  private readonly maxDeliveredBytes: number;
 
-  constructor(
-    private readonly maxEventsPerStream = 1000,
-    private readonly maxStreamsPerSession = 100,
-    private readonly maxBytes = 64 * 1024 * 1024,
-  ) {}
+  /** `new InMemoryEventStore({ ... })`, or the bounds in order: events per stream, streams per session, bytes in all. */
+  constructor(limits?: EventStoreLimits | number, maxStreamsPerSession?: number, maxBytes?: number) {
+    const l: EventStoreLimits = typeof limits === 'number' ? { maxEventsPerStream: limits, maxStreamsPerSession, maxBytes } : { ...limits };
+    this.maxEventsPerStream = l.maxEventsPerStream ?? 1000;
+    this.maxStreamsPerSession = l.maxStreamsPerSession ?? 100;
+    this.maxBytes = l.maxBytes ?? 64 * 1024 * 1024;
+    this.maxSessionBytes = Math.min(l.maxSessionBytes ?? 8 * 1024 * 1024, this.maxBytes);
+    this.maxDeliveredBytes = Math.min(l.maxDeliveredBytes ?? 4 * 1024 * 1024, this.maxBytes);
+  }
 
   append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string, seq?: number): string {
     if (seq === undefined) this.numbersStreams = true;
-    let streams = this.sessions.get(sessionId);
-    if (!streams) this.sessions.set(sessionId, (streams = new Map()));
-    let log = streams.get(streamId);
+    let session = this.sessions.get(sessionId);
+    if (!session) this.sessions.set(sessionId, (session = { streams: new Map(), bytes: 0 }));
+    let log = session.streams.get(streamId);
     if (!log) {
-      if (streams.size >= this.maxStreamsPerSession) {
-        const [oldest, old] = streams.entries().next().value!;
-        this.evict(sessionId, oldest, old);
-      }
+      if (session.streams.size >= this.maxStreamsPerSession) this.evict(session.streams.values().next().value!);
       // The writer's own number for the event, else where an evicted stream's numbering stood.
       const firstSeq = seq ?? this.evicted.get(sessionId)?.get(streamId) ?? 1;
-      streams.set(streamId, (log = { firstSeq, events: [] }));
+      log = { sessionId, streamId, firstSeq, events: [], bytes: STREAM_COST, delivered: false };
+      session.streams.set(streamId, log);
       this.evicted.get(sessionId)?.delete(streamId);
-      this.age.set(log, { sessionId, streamId });
+      this.age.add(log);
+      session.bytes += STREAM_COST;
+      this.storedBytes += STREAM_COST;
     }
     const text = data ?? JSON.stringify(message);
     log.events.push(text);
-    this.storedBytes += text.length;
+    this.count(log, session, text.length);
     if (log.events.length > this.maxEventsPerStream) {
-      this.storedBytes -= log.events.shift()!.length;
+      this.count(log, session, -log.events.shift()!.length);
       log.firstSeq++;
     }
     const id = eventId(streamId, log.firstSeq + log.events.length - 1);
-    if (this.storedBytes > this.maxBytes) this.shed(log);
+    if (session.bytes > this.maxSessionBytes) this.shed(session.streams.values(), log, () => session.bytes <= this.maxSessionBytes);
+    if (this.storedBytes > this.maxBytes) {
+      // Delivered streams first: they are kept only in case, the others may be a client's only copy.
+      this.shed(this.deliveredAge.values(), log, () => this.storedBytes <= this.maxBytes);
+      this.shed(this.age.values(), log, () => this.storedBytes <= this.maxBytes);
+    }
     return id;
   }
 
+  /**
+   * The stream ended and every event went out on one live connection: it stays resumable (a socket
+   * can die unnoticed) until dropped, but within `maxDeliveredBytes`, oldest first.
+   */
+  delivered(sessionId: string, streamId: string): void {
+    const log = this.sessions.get(sessionId)?.streams.get(streamId);
+    if (!log || log.delivered) return;
+    log.delivered = true;
+    this.deliveredAge.add(log);
+    this.deliveredBytes += log.bytes;
+    if (this.deliveredBytes > this.maxDeliveredBytes) this.shed(this.deliveredAge.values(), undefined, () => this.deliveredBytes <= this.maxDeliveredBytes);
+  }
+
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): StoredEvent[] | undefined {
-    const log = this.sessions.get(sessionId)?.get(streamId);
+    const log = this.sessions.get(sessionId)?.streams.get(streamId);
     if (!log) return undefined;
     const out: StoredEvent[] = [];
     const start = Math.max(afterSeq + 1, log.firstSeq);
@@ -117,20 +185,20 @@ export class InMemoryEventStore implements EventStore {
   }
 
   dropStream(sessionId: string, streamId: string): void {
-    const streams = this.sessions.get(sessionId);
-    const log = streams?.get(streamId);
+    const session = this.sessions.get(sessionId);
+    const log = session?.streams.get(streamId);
     if (!log) return;
-    streams!.delete(streamId);
     this.forget(log);
+    if (session!.streams.size === 0 && !this.evicted.has(sessionId)) this.sessions.delete(sessionId);
   }
 
   /** How many streams a session has stored (for tests and metrics). */
   streamCount(sessionId: string): number {
-    return this.sessions.get(sessionId)?.size ?? 0;
+    return this.sessions.get(sessionId)?.streams.size ?? 0;
   }
 
   dropSession(sessionId: string): void {
-    for (const log of this.sessions.get(sessionId)?.values() ?? []) this.forget(log);
+    for (const log of this.sessions.get(sessionId)?.streams.values() ?? []) this.forget(log);
     this.sessions.delete(sessionId);
     this.evicted.delete(sessionId);
   }
@@ -140,30 +208,56 @@ export class InMemoryEventStore implements EventStore {
     return this.sessions.size;
   }
 
-  /** Characters of encoded messages held, against `maxBytes` (for tests and metrics). */
+  /** Bytes held (characters plus STREAM_COST per stream), against `maxBytes` (for tests and metrics). */
   get bytes(): number {
     return this.storedBytes;
   }
 
-  /** Evicts the oldest streams of any session until the budget holds, sparing the one written to. */
-  private shed(keep: StreamLog): void {
-    for (const [log, where] of this.age) {
-      if (this.storedBytes <= this.maxBytes) return;
-      if (log !== keep) this.evict(where.sessionId, where.streamId, log);
+  /** Bytes of one session's streams, against `maxSessionBytes`. */
+  sessionBytes(sessionId: string): number {
+    return this.sessions.get(sessionId)?.bytes ?? 0;
+  }
+
+  /** Bytes of the streams delivered in full still kept, against `maxDeliveredBytes`. */
+  get bytesDelivered(): number {
+    return this.deliveredBytes;
+  }
+
+  private count(log: StreamLog, session: SessionLog, bytes: number): void {
+    log.bytes += bytes;
+    session.bytes += bytes;
+    this.storedBytes += bytes;
+    if (log.delivered) this.deliveredBytes += bytes;
+  }
+
+  /** Evicts streams in the order given until `enough`, sparing the one written to. */
+  private shed(order: Iterable<StreamLog>, keep: StreamLog | undefined, enough: () => boolean): void {
+    for (const log of order) {
+      if (enough()) return;
+      if (log !== keep) this.evict(log);
     }
   }
 
-  private evict(sessionId: string, streamId: string, log: StreamLog): void {
-    this.sessions.get(sessionId)?.delete(streamId);
-    if (!this.numbersStreams) return this.forget(log);
-    let evicted = this.evicted.get(sessionId);
-    if (!evicted) this.evicted.set(sessionId, (evicted = new Map()));
-    evicted.set(streamId, log.firstSeq + log.events.length);
+  private evict(log: StreamLog): void {
+    if (this.numbersStreams) {
+      let evicted = this.evicted.get(log.sessionId);
+      if (!evicted) this.evicted.set(log.sessionId, (evicted = new Map()));
+      evicted.set(log.streamId, log.firstSeq + log.events.length);
+    }
     this.forget(log);
   }
 
+  /** Removes a stream and gives its bytes back; a session left with none goes too. */
   private forget(log: StreamLog): void {
-    for (const text of log.events) this.storedBytes -= text.length;
+    const session = this.sessions.get(log.sessionId);
+    if (!session || session.streams.get(log.streamId) !== log) return;
+    session.streams.delete(log.streamId);
+    session.bytes -= log.bytes;
+    this.storedBytes -= log.bytes;
     this.age.delete(log);
+    if (log.delivered) {
+      this.deliveredAge.delete(log);
+      this.deliveredBytes -= log.bytes;
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import type * as Jose from 'jose';
 import { McpxError, type Principal } from '@mcpx/core';
 
 /** Why a token was refused; the message goes to the client in `error_description`. */
@@ -34,15 +34,22 @@ export interface JwtVerifierOptions {
 
 const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'];
 
+let jose: typeof Jose | undefined;
+/** jose is loaded when a JWT verifier is made: a server without one does not pay for it at start. */
+function loadJose(): typeof Jose {
+  return (jose ??= require('jose') as typeof Jose);
+}
+
 /** A verifier for JWT access tokens signed with a key from a JWKS (keys cached; refetched on an unknown kid, rate limited). */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   const algorithms = (options.algorithms ?? DEFAULT_ALGORITHMS).filter((alg) => alg !== 'none' && !alg.startsWith('HS'));
+  const { createRemoteJWKSet, jwtVerify } = loadJose();
   const keys = createRemoteJWKSet(new URL(options.jwksUrl), {
     cooldownDuration: options.jwksCooldownMs ?? 30_000,
     cacheMaxAge: options.jwksCacheMaxAgeMs ?? 600_000,
   });
   return async (token) => {
-    let payload: JWTPayload;
+    let payload: Jose.JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
         issuer: options.issuer,
@@ -69,6 +76,7 @@ export function principalFromClaims(claims: Record<string, unknown>): Principal 
 }
 
 function describeJoseError(err: unknown): string {
+  const { errors } = loadJose();
   if (err instanceof errors.JWTExpired) return 'the token has expired';
   if (err instanceof errors.JWTClaimValidationFailed) {
     if (err.claim === 'aud') return 'the token was not issued for this server (audience)';

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal';
-import type { SessionState } from '../../context/services';
+import type { RequestHost, ServerServices, SessionState } from '../../context/services';
 import type { Logger } from 'pino';
 import { ErrorCode, McpError } from '../../protocol/errors';
 import {
@@ -15,13 +15,11 @@ import {
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../protocol/types';
 import type { MessageChannel } from '../../context/channel';
 import { RequestContext } from '../../context/request-context';
-import type { ServerServices } from '../../context/services';
 import type { MethodHandler } from '../../context/handler-types';
 import type { LazyAbort } from '../../context/lazy-abort';
 import { McpLogger } from '../../context/mcp-logger';
 import { loggedChannel, logMessage, type MessageLogTarget } from '../../context/message-log';
 import type { AskOptions, RequestEnv } from '../../context/request-env';
-import type { RequestHost } from '../../context/services';
 import { logNotification, logRefused, sessionLogId } from '../../context/request-log';
 import { CancelledError, errorResponseFor } from '../../context/error-responses';
 import type { EraFront, Inbound, Outcome } from '../../pipeline/era-front';
@@ -34,10 +32,7 @@ import { streamWriter, type SessionPatch } from '../../cluster/cluster';
 import type { RequestOrigin } from '../../telemetry/origin';
 import type { RequestTrace } from '../../telemetry/telemetry';
 
-/**
- * How a session's changes reach the other instances sharing it (several instances on one store,
- * see Cluster): set by the transport on the copy it serves requests with.
- */
+/** How a session's changes reach the other instances sharing it (see Cluster): set by the transport on the copy it serves requests with. */
 export interface SessionSync {
   update(patch: SessionPatch): Promise<void>;
   subscribe(uri: string, on: boolean): Promise<void>;
@@ -62,11 +57,10 @@ export class Session implements RequestHost, EraFront {
   serverCapabilities: ServerCapabilities = {};
   /** The client's log threshold: undefined until it calls logging/setLevel (unless the server sets a default). */
   logLevel: LoggingLevel | undefined;
-  readonly subscriptions = new Set<string>();
+  private subscribed?: Set<string>;
   /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
   principal?: Principal;
-  /** The framework's logger for this session's lines (they carry its id as `session`, except in stateless HTTP). */
-  readonly logger: Logger;
+  private ownLogger?: Logger;
   /** Where no request asked for: the transport's outlet, its messages logged at debug. */
   readonly outlet: MessageChannel;
   /** The `session` field of the request log: the id the client holds (none in stateless HTTP, where it holds none). */
@@ -74,7 +68,7 @@ export class Session implements RequestHost, EraFront {
   /** Its requests in flight, by id: the in-flight bound of admission, and what notifications/cancelled finds. */
   readonly inFlight = new RequestsById();
   /** Requests this server sent the client, waiting for its answer. */
-  private readonly awaiting = new Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>();
+  private awaiting?: Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>;
   private nextOutgoingId = 1;
   private clientLogger?: McpLogger;
   /** Set when other instances share this session: its changes are written through it. */
@@ -100,9 +94,20 @@ export class Session implements RequestHost, EraFront {
     this.logId = stateless ? undefined : sessionLogId(id);
     this.telemetryId = id === 'stdio' ? undefined : this.logId;
     if (!stateless) engine.telemetry.sessionOpened();
-    this.logger = stateless ? engine.logger : engine.logger.child({ session: sessionLogId(id) });
     // A stateless session's outlet reaches no one: nothing to log there.
     this.outlet = stateless ? outlet : loggedChannel(outlet, this.messageLog(engine.logger));
+  }
+
+  /** The framework's logger for its lines (with its id as `session`, except in stateless HTTP); made on first use, as the maps are: an idle session holds none. */
+  get logger(): Logger {
+    return (this.ownLogger ??= this.logId === undefined ? this.engine.logger : this.engine.logger.child({ session: this.logId }));
+  }
+  /** The resources this session subscribed to (resources/subscribe). */
+  get subscriptions(): Set<string> {
+    return (this.subscribed ??= new Set());
+  }
+  isSubscribed(uri: string): boolean {
+    return this.subscribed?.has(uri) === true;
   }
 
   /** As a RequestHost: the session its requests came on is itself. */
@@ -288,7 +293,7 @@ export class Session implements RequestHost, EraFront {
    */
   handleResponse(response: JsonRpcResponse, routed = false): void {
     if (this.engine.logger.isLevelEnabled('debug')) logMessage(this.messageLog(this.engine.logger), 'in', response);
-    const waiting = response.id === undefined ? undefined : this.awaiting.get(response.id);
+    const waiting = response.id === undefined ? undefined : this.awaiting?.get(response.id);
     if (!waiting) {
       const cluster = this.engine.cluster;
       const asker = typeof response.id === 'string' ? streamWriter(response.id) : undefined;
@@ -296,7 +301,7 @@ export class Session implements RequestHost, EraFront {
       this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
       return;
     }
-    this.awaiting.delete(response.id!);
+    this.awaiting?.delete(response.id!);
     if ('error' in response) waiting.reject(new McpError(response.error.code, response.error.message, response.error.data));
     else waiting.resolve(response.result);
   }
@@ -322,7 +327,7 @@ export class Session implements RequestHost, EraFront {
       const settle = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.awaiting.delete(id);
+        this.awaiting?.delete(id);
       };
       const onAbort = () => {
         settle();
@@ -336,12 +341,12 @@ export class Session implements RequestHost, EraFront {
       }, timeoutMs);
       timer.unref?.();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.awaiting.set(id, {
-        resolve: (result) => {
+      (this.awaiting ??= new Map()).set(id, {
+        resolve: (result: Record<string, unknown>) => {
           settle();
           resolve(result);
         },
-        reject: (err) => {
+        reject: (err: Error) => {
           settle();
           reject(err);
         },
@@ -381,7 +386,7 @@ export class Session implements RequestHost, EraFront {
   private end(reason: string): void {
     this.state = 'closed';
     this.inFlight.abortAll(new CancelledError(reason));
-    for (const waiting of [...this.awaiting.values()]) waiting.reject(new McpError(ErrorCode.InvalidRequest, 'The session closed before the client answered'));
+    for (const waiting of [...(this.awaiting?.values() ?? [])]) waiting.reject(new McpError(ErrorCode.InvalidRequest, 'The session closed before the client answered'));
   }
 
   get requestsInFlight(): number {

@@ -1,5 +1,5 @@
 import { McpError } from '../../../protocol/errors';
-import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion } from '../../../protocol/versions';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../../../protocol/versions';
 import type { ClientCapabilities, Implementation, InitializeResult } from '../../../protocol/types';
 import type { Answers, LegacyResults } from '../../../handlers/method-types';
 import { objectParam, stringParam } from '../../../context/params';
@@ -17,12 +17,15 @@ export const initialize: Answers<LegacyResults['initialize']> = (params, ctx) =>
     throw McpError.invalidParams('initialize: "clientInfo" must be an object with string "name" and "version"');
   }
   const engine = session.engine;
-  session.protocolVersion = isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  // The server's own copy of the version string: a session holds no string of the request's.
+  session.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.find((v) => v === requested) ?? LATEST_PROTOCOL_VERSION;
   session.clientCapabilities = capabilities as ClientCapabilities;
   session.clientInfo = clientInfo as unknown as Implementation;
   session.serverCapabilities = engine.capabilities({ unsolicited: session.unsolicited });
   session.state = 'initializing';
-  session.logger.info({ client: clientInfo.name, clientVersion: clientInfo.version, protocolVersion: session.protocolVersion }, 'session initialized');
+  // Through the session's logger only when the line is written: an idle session then holds no logger of its own.
+  if (engine.logger.isLevelEnabled('info'))
+    session.logger.info({ client: clientInfo.name, clientVersion: clientInfo.version, protocolVersion: session.protocolVersion }, 'session initialized');
   const result: InitializeResult = {
     protocolVersion: session.protocolVersion,
     capabilities: session.serverCapabilities,
