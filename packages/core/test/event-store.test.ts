@@ -86,26 +86,40 @@ describe('InMemoryEventStore', () => {
     expect(store.eventsAfter('busy', '20', 0)).toHaveLength(5);
   });
 
-  it('holds at most maxDeliveredBytes of streams delivered in full, oldest first, and sheds them before any other', () => {
+  it('retains streams delivered in full whole, until their time or within maxDeliveredBytes, and lets them go before any other', () => {
     const store = new InMemoryEventStore({ maxDeliveredBytes: 10_500, maxBytes: 20_000 });
-    // An interrupted stream (the client may need it) and delivered ones, 1 MB answers in miniature.
+    const text = (n: number) => JSON.stringify(note(n, 3000));
+    // An interrupted stream (the client may need it), appended event by event.
     store.append('s', 'cut', note(0, 3000), undefined, 1);
+    // Delivered streams, 1 MB answers in miniature, handed over whole: each about 3,300 bytes.
     for (let i = 1; i <= 10; i++) {
-      store.append(`c${i}`, '1', note(i, 3000), undefined, 1);
-      store.delivered(`c${i}`, '1');
+      store.retainDelivered(`c${i}`, '1', 1, [text(i)], 1000 + i);
       expect(store.bytesDelivered).toBeLessThanOrEqual(10_500);
     }
-    // The three newest delivered streams are kept (each ~3,300 bytes), the older ones are gone.
+    // The three newest are kept and resumable; the older ones are gone.
     expect([...Array(10).keys()].map((i) => store.streamCount(`c${i + 1}`))).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
+    expect(datas(store, 'c10', '1')).toEqual([['1_1', '10x']]);
+    expect(store.eventsAfter('c10', '1', 1)).toEqual([]);
     expect(store.eventsAfter('s', 'cut', 0)).toHaveLength(1);
     // Past maxBytes, the delivered streams go before the interrupted one, though it is older.
     for (let i = 1; i <= 4; i++) store.append('t', String(i), note(i, 3000), undefined, 1);
     expect(store.bytes).toBeLessThanOrEqual(20_000);
     expect(store.eventsAfter('s', 'cut', 0)).toHaveLength(1);
     expect(store.bytesDelivered).toBeLessThan(10_500);
-    // Dropping gives the delivered bytes back.
-    for (let i = 8; i <= 10; i++) store.dropStream(`c${i}`, '1');
-    expect(store.bytesDelivered).toBe(0);
+    // Their time: each goes once `until` is past, and dropping one gives its bytes back.
+    const timed = new InMemoryEventStore();
+    timed.retainDelivered('d', '1', 1, [text(1)], 2000);
+    timed.retainDelivered('d', '2', 1, [text(2)], 3000);
+    timed.retainDelivered('d', '3', 1, [text(3)], 4000);
+    timed.expireDelivered(2000);
+    expect(timed.eventsAfter('d', '1', 0)).toBeUndefined();
+    expect(timed.eventsAfter('d', '2', 0)).toHaveLength(1);
+    expect(timed.streamCount('d')).toBe(2);
+    timed.dropStream('d', '2');
+    expect(timed.eventsAfter('d', '2', 0)).toBeUndefined();
+    timed.expireDelivered(4000);
+    expect(timed.bytesDelivered).toBe(0);
+    expect(timed.bytes).toBe(0);
   });
 
   it('gives the bytes back when streams and sessions are dropped', () => {

@@ -137,8 +137,13 @@ export class HttpSession {
     // store forgets it instead of holding whole responses for the session's life. One queue per
     // session, swept by the manager: no timer per request, and nothing outlives the session.
     if (!deliveredInFull || !this.store?.dropStream || this.session.state === 'closed') return;
+    // Never appended (the store takes delivered streams whole): it expires in the store itself.
+    const unstored = stream.takeUnstored();
+    if (unstored) {
+      if (this.retentionMs > 0) this.store.retainDelivered!(this.id, stream.id, unstored.firstSeq, unstored.events, this.clock.now() + this.retentionMs);
+      return;
+    }
     if (this.retentionMs <= 0) return this.dropStream(stream.id);
-    this.store.delivered?.(this.id, stream.id);
     const delivered = (this.delivered ??= []);
     delivered.push({ id: stream.id, at: this.clock.now() + this.retentionMs });
     if (delivered.length === 1) this.onDelivered?.(this);
@@ -158,7 +163,8 @@ export class HttpSession {
   }
 
   private dropStream(streamId: string): void {
-    void Promise.resolve(this.store!.dropStream!(this.id, streamId)).catch(this.onError);
+    const dropped = this.store!.dropStream!(this.id, streamId);
+    if (dropped) dropped.catch(this.onError);
   }
 
   /** The standalone stream (created on first GET); messages sent before it existed are delivered now. */

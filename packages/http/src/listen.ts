@@ -10,6 +10,7 @@ import { serverUrl } from './server-url';
 import { redisFromEnv } from '@mcpx/core/stores';
 import { startRedisCluster } from './cluster/start-cluster';
 import { lazySchemaCompilers } from './lazy-schema-compilers';
+import { isPino } from './request-logger';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -90,6 +91,10 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     // after the drain started) is destroyed rather than waited on for its keep-alive timeout.
     forceCloseConnections: true,
     schemaController: { compilersFactory: lazySchemaCompilers() },
+    // A request's own logger (its reqId) only where request lines are written: below info a
+    // request's few lines (warnings, errors) go out through the server's logger, and a call makes
+    // no child logger.
+    childLoggerFactory: (parent, bindings, options) => (isPino(parent) && !parent.isLevelEnabled('info') ? parent : parent.child(bindings, options)),
     ...options.fastify,
   });
   // OpenTelemetry: configured here, or by MCPX_OTEL and MCPX_METRICS. A port of its own for /metrics listens where the server does, unless told otherwise.

@@ -158,6 +158,7 @@ export class SessionManager {
   };
 
   forgetDelivered(now = this.clock.now()): void {
+    this.store?.expireDelivered?.(now);
     for (const session of this.retiring) if (!session.forgetDelivered(now)) this.retiring.delete(session);
   }
 

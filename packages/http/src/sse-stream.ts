@@ -15,6 +15,16 @@ export class SseStream implements MessageChannel {
   private seq = 0;
   /** Set while a resuming connection replays stored events: live messages wait here meanwhile. */
   private replaying?: { id: string; data: string; seq: number }[];
+  /**
+   * Events not handed to the store yet, message and encoded text in turn, numbered from
+   * `unstoredFrom`: while every event went out live on one connection, a request stream keeps them
+   * here and the store hears of them once, at the end (retainDelivered), instead of once per event.
+   * They go to the store as soon as one may have missed the client, and before anything reads it.
+   */
+  private unstored?: (JsonRpcMessage | string)[];
+  private unstoredFrom = 0;
+  /** Whether events are still kept here rather than appended (see `unstored`). */
+  private deferring: boolean;
   ended = false;
 
   constructor(
@@ -28,6 +38,8 @@ export class SseStream implements MessageChannel {
     firstSeq = 0,
   ) {
     this.seq = firstSeq;
+    // Only request streams of a store that can take a delivered stream whole, and whose owner hands it over.
+    this.deferring = owner !== undefined && store?.retainDelivered !== undefined;
   }
 
   get open(): boolean {
@@ -40,7 +52,7 @@ export class SseStream implements MessageChannel {
 
   /** Attaches a new connection (first one, or a client resuming); primes it so it can resume later. */
   attach(connection: SseConnection, retryMs: number): void {
-    if (this.connection) this.interrupted = true;
+    if (this.connection) this.interrupt();
     this.connection?.close();
     this.connection = connection;
     if (this.store) connection.prime(eventId(this.id, this.seq), retryMs);
@@ -48,7 +60,7 @@ export class SseStream implements MessageChannel {
 
   /** Attaches a resuming connection: replays what came after `afterSeq`, then goes live. */
   async resume(connection: SseConnection, afterSeq: number): Promise<boolean> {
-    this.interrupted = true;
+    this.interrupt();
     this.connection?.close();
     this.connection = connection;
     this.replaying = [];
@@ -76,7 +88,14 @@ export class SseStream implements MessageChannel {
     if (data === undefined) return;
     const seq = ++this.seq;
     let id: string | undefined;
-    if (this.store) {
+    if (this.deferring) {
+      if (this.unstored === undefined) {
+        this.unstored = [];
+        this.unstoredFrom = seq;
+      }
+      this.unstored.push(message, data);
+      id = eventId(this.id, seq);
+    } else if (this.store) {
       const stored = this.store.append(this.sessionId, this.id, message, data, seq);
       if (typeof stored === 'string') id = stored;
       else {
@@ -87,7 +106,30 @@ export class SseStream implements MessageChannel {
     }
     if (this.replaying) this.replaying.push({ id: id ?? eventId(this.id, seq), data, seq });
     else if (this.connection && !this.connection.closed) this.connection.event(id, data);
-    else this.interrupted = true;
+    else this.interrupt();
+  }
+
+  /** Some event may have missed the client: from now on every event is in the store. */
+  private interrupt(): void {
+    this.interrupted = true;
+    if (!this.deferring) return;
+    this.deferring = false;
+    const unstored = this.unstored;
+    this.unstored = undefined;
+    for (let i = 0; unstored && i < unstored.length; i += 2) {
+      const stored = this.store!.append(this.sessionId, this.id, unstored[i] as JsonRpcMessage, unstored[i + 1] as string, this.unstoredFrom + i / 2);
+      if (typeof stored !== 'string') stored.catch(this.onError);
+    }
+  }
+
+  /** The events of a stream delivered in full that were never stored, for the owner to retain (once). */
+  takeUnstored(): { firstSeq: number; events: string[] } | undefined {
+    const unstored = this.unstored;
+    this.unstored = undefined;
+    if (!unstored) return undefined;
+    const events: string[] = [];
+    for (let i = 1; i < unstored.length; i += 2) events.push(unstored[i] as string);
+    return { firstSeq: this.unstoredFrom, events };
   }
 
   /** SSE polling: drop the connection but keep the stream; the client comes back with Last-Event-ID. */
@@ -102,6 +144,7 @@ export class SseStream implements MessageChannel {
     // Every event went out on one connection that looked alive: the client most likely has it all,
     // and the session may let the store forget it after a grace period.
     const deliveredInFull = !this.interrupted && this.connected && !this.replaying;
+    if (!deliveredInFull) this.interrupt();
     if (!this.replaying) this.connection?.close();
     this.owner?.streamEnded(this, deliveredInFull);
   }

@@ -23,7 +23,7 @@ const OUTPUT_OPTIONS: ValidatorOptions = { whitelist: true, forbidUnknownValues:
 export async function validateInput<T extends object>(cls: new () => T, plain: unknown, unknownProperties: 'refuse' | 'drop' = 'refuse'): Promise<ValidationResult<T>> {
   let value: unknown = plain === undefined ? {} : plain;
   let unknown: ValidationIssue[] = [];
-  const revived: Revived = { issues: [], replaced: new Set(), dateArrays: new Set() };
+  const revived: Revived = { issues: [] };
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const schema = classToJsonSchema(cls);
     // Either way the copy checked below is without them; refusing, they are reported with the other issues.
@@ -33,8 +33,8 @@ export async function validateInput<T extends object>(cls: new () => T, plain: u
     value = revive(cls, value, '', revived);
   }
   const result = await run(cls, value, INPUT_OPTIONS, 'arguments', revived);
+  if (revived.issues.length === 0 && unknown.length === 0) return result;
   const own = [...revived.issues, ...unknown];
-  if (own.length === 0) return result;
   return fail(result.ok ? own : [...result.issues, ...own]);
 }
 
@@ -42,9 +42,9 @@ export async function validateInput<T extends object>(cls: new () => T, plain: u
 interface Revived {
   issues: ValidationIssue[];
   /** Paths whose other issues (class-validator's, "is required") say the same thing less clearly. */
-  replaced: Set<string>;
+  replaced?: Set<string>;
   /** Arrays with a bad date: class-validator's `@IsDate({ each: true })` reports them at the array. */
-  dateArrays: Set<string>;
+  dateArrays?: Set<string>;
 }
 
 /**
@@ -69,8 +69,8 @@ function revive(cls: Function, value: unknown, path: string, out: Revived): unkn
           const date = toDate(item);
           if (date) return date;
           out.issues.push({ path: joinPath(at, i, true), message: `${name}[${i}] ${DATE_EXPECTED}` });
-          out.replaced.add(joinPath(at, i, true));
-          out.dateArrays.add(at);
+          (out.replaced ??= new Set()).add(joinPath(at, i, true));
+          (out.dateArrays ??= new Set()).add(at);
           return item;
         });
       } else if (!shape.each) {
@@ -78,14 +78,14 @@ function revive(cls: Function, value: unknown, path: string, out: Revived): unkn
         if (date) next = date;
         else {
           out.issues.push({ path: at, message: `${name} ${DATE_EXPECTED}` });
-          out.replaced.add(at);
+          (out.replaced ??= new Set()).add(at);
         }
       }
     } else if (shape.kind === 'set' || shape.kind === 'map') {
       const ok = shape.kind === 'set' ? Array.isArray(v) : typeof v === 'object' && !Array.isArray(v);
       if (!ok) {
         out.issues.push({ path: at, message: `${name} must be ${shape.kind === 'set' ? 'an array' : 'an object'}` });
-        out.replaced.add(at);
+        (out.replaced ??= new Set()).add(at);
         // Not handed to class-transformer, which would make a Set of a string's characters.
         next = undefined;
       }
@@ -206,7 +206,7 @@ async function run<T extends object>(cls: new () => T, plain: unknown, options: 
   const issues: ValidationIssue[] = [...missing];
   for (const { rule, ...issue } of found) {
     if (covered(issue.path)) continue;
-    if (rule === 'isDate' && revived?.dateArrays.has(issue.path)) continue;
+    if (rule === 'isDate' && revived?.dateArrays?.has(issue.path)) continue;
     issues.push(issue);
   }
   return issues.length > 0 || (revived?.issues.length ?? 0) > 0 ? fail(issues) : { ok: true, value: instance };

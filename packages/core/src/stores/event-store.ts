@@ -27,10 +27,14 @@ export interface EventStore {
   /** Forgets one stream that ended and was delivered in full (optional: a store may keep it until evicted). */
   dropStream?(sessionId: string, streamId: string): Promise<void> | void;
   /**
-   * Told when a stream ended and every event went out on one live connection (optional): it is
-   * kept only in case the socket died unnoticed, until dropStream, and a store may forget it first.
+   * Optional. Takes a request stream that ended with every event sent live on one connection, whole
+   * (its events were never appended, numbered from `firstSeq`): it stays resumable, in case the
+   * socket died unnoticed, until `until` (the caller's clock) and a store may let it go sooner
+   * under its bounds. A store that has it is handed such streams once, not an append per event.
    */
-  delivered?(sessionId: string, streamId: string): void;
+  retainDelivered?(sessionId: string, streamId: string, firstSeq: number, events: string[], until: number): void;
+  /** Optional, with retainDelivered: lets go of the delivered streams whose `until` is past. */
+  expireDelivered?(now: number): void;
 }
 
 export function eventId(streamId: string, seq: number): string {
@@ -58,8 +62,18 @@ interface StreamLog {
   events: string[];
   /** What the stream counts against the budgets: its characters plus STREAM_COST. */
   bytes: number;
-  /** Went out in full on a live connection: kept only as a safety net, and the first to go. */
-  delivered: boolean;
+}
+
+/** A stream delivered in full, kept only in case its socket died unnoticed (see retainDelivered). */
+interface RetainedLog {
+  sessionId: string;
+  streamId: string;
+  firstSeq: number;
+  events: string[];
+  bytes: number;
+  until: number;
+  /** Let go before its turn (dropped): skipped, its bytes given back already. */
+  gone?: true;
 }
 
 interface SessionLog {
@@ -82,7 +96,7 @@ export interface EventStoreLimits {
   maxSessionBytes?: number;
   /**
    * Bytes of streams that already reached their client in full (kept only in case a socket died
-   * unnoticed; see `delivered`), in all (default 4 MiB). Past it the oldest such streams go first,
+   * unnoticed; see retainDelivered), in all (default 4 MiB). Past it the oldest such streams go first,
    * so large answers served at speed do not pile up in memory for their whole grace period.
    */
   maxDeliveredBytes?: number;
@@ -93,7 +107,8 @@ export interface EventStoreLimits {
  * `maxStreamsPerSession` streams and `maxSessionBytes` per session, `maxDeliveredBytes` of streams
  * delivered in full and `maxBytes` in all. Bytes are the encoded characters plus STREAM_COST per
  * stream. Oldest streams go first, delivered ones before any other; a stream being written to is
- * never the one evicted, and an evicted stream keeps its numbering.
+ * never the one evicted, and an evicted stream keeps its numbering. Delivered streams are kept
+ * apart, in one map in the order they came: a closed session's go with their time or the budget.
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, SessionLog>();
@@ -107,8 +122,12 @@ export class InMemoryEventStore implements EventStore {
   private numbersStreams = false;
   /** Every stored stream, oldest first (a Set keeps insertion order), for the byte budget. */
   private readonly age = new Set<StreamLog>();
-  /** The streams delivered in full, in the order they were, for their own budget. */
-  private readonly deliveredAge = new Set<StreamLog>();
+  /**
+   * The streams delivered in full, oldest first (their `until` in order too), from `retainedHead` on:
+   * a queue, since they only ever go from the front; found by a scan on the rare resume.
+   */
+  private retained: RetainedLog[] = [];
+  private retainedHead = 0;
   private storedBytes = 0;
   private deliveredBytes = 0;
   private readonly maxEventsPerStream: number;
@@ -136,7 +155,7 @@ export class InMemoryEventStore implements EventStore {
       if (session.streams.size >= this.maxStreamsPerSession) this.evict(session.streams.values().next().value!);
       // The writer's own number for the event, else where an evicted stream's numbering stood.
       const firstSeq = seq ?? this.evicted.get(sessionId)?.get(streamId) ?? 1;
-      log = { sessionId, streamId, firstSeq, events: [], bytes: STREAM_COST, delivered: false };
+      log = { sessionId, streamId, firstSeq, events: [], bytes: STREAM_COST };
       session.streams.set(streamId, log);
       this.evicted.get(sessionId)?.delete(streamId);
       this.age.add(log);
@@ -154,27 +173,28 @@ export class InMemoryEventStore implements EventStore {
     if (session.bytes > this.maxSessionBytes) this.shed(session.streams.values(), log, () => session.bytes <= this.maxSessionBytes);
     if (this.storedBytes > this.maxBytes) {
       // Delivered streams first: they are kept only in case, the others may be a client's only copy.
-      this.shed(this.deliveredAge.values(), log, () => this.storedBytes <= this.maxBytes);
+      this.shedRetained(this.deliveredBytes - (this.storedBytes - this.maxBytes));
       this.shed(this.age.values(), log, () => this.storedBytes <= this.maxBytes);
     }
     return id;
   }
 
-  /**
-   * The stream ended and every event went out on one live connection: it stays resumable (a socket
-   * can die unnoticed) until dropped, but within `maxDeliveredBytes`, oldest first.
-   */
-  delivered(sessionId: string, streamId: string): void {
-    const log = this.sessions.get(sessionId)?.streams.get(streamId);
-    if (!log || log.delivered) return;
-    log.delivered = true;
-    this.deliveredAge.add(log);
-    this.deliveredBytes += log.bytes;
-    if (this.deliveredBytes > this.maxDeliveredBytes) this.shed(this.deliveredAge.values(), undefined, () => this.deliveredBytes <= this.maxDeliveredBytes);
+  retainDelivered(sessionId: string, streamId: string, firstSeq: number, events: string[], until: number): void {
+    let bytes = STREAM_COST;
+    for (const text of events) bytes += text.length;
+    this.retained.push({ sessionId, streamId, firstSeq, events, bytes, until });
+    this.deliveredBytes += bytes;
+    this.storedBytes += bytes;
+    if (this.deliveredBytes > this.maxDeliveredBytes) this.shedRetained(this.maxDeliveredBytes);
+    if (this.storedBytes > this.maxBytes) this.shedRetained(this.deliveredBytes - (this.storedBytes - this.maxBytes));
+  }
+
+  expireDelivered(now: number): void {
+    while (this.retainedHead < this.retained.length && this.retained[this.retainedHead]!.until <= now) this.letGoOldest();
   }
 
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): StoredEvent[] | undefined {
-    const log = this.sessions.get(sessionId)?.streams.get(streamId);
+    const log = this.sessions.get(sessionId)?.streams.get(streamId) ?? this.findRetained(sessionId, streamId);
     if (!log) return undefined;
     const out: StoredEvent[] = [];
     const start = Math.max(afterSeq + 1, log.firstSeq);
@@ -187,14 +207,16 @@ export class InMemoryEventStore implements EventStore {
   dropStream(sessionId: string, streamId: string): void {
     const session = this.sessions.get(sessionId);
     const log = session?.streams.get(streamId);
-    if (!log) return;
+    if (!log) return void this.forgetRetained(this.findRetained(sessionId, streamId));
     this.forget(log);
     if (session!.streams.size === 0 && !this.evicted.has(sessionId)) this.sessions.delete(sessionId);
   }
 
   /** How many streams a session has stored (for tests and metrics). */
   streamCount(sessionId: string): number {
-    return this.sessions.get(sessionId)?.streams.size ?? 0;
+    let retained = 0;
+    for (let i = this.retainedHead; i < this.retained.length; i++) if (this.retained[i]!.sessionId === sessionId && !this.retained[i]!.gone) retained++;
+    return (this.sessions.get(sessionId)?.streams.size ?? 0) + retained;
   }
 
   dropSession(sessionId: string): void {
@@ -227,7 +249,37 @@ export class InMemoryEventStore implements EventStore {
     log.bytes += bytes;
     session.bytes += bytes;
     this.storedBytes += bytes;
-    if (log.delivered) this.deliveredBytes += bytes;
+  }
+
+  /** Lets the oldest delivered streams go until they hold at most `budget` bytes. */
+  private shedRetained(budget: number): void {
+    while (this.deliveredBytes > budget && this.retainedHead < this.retained.length) this.letGoOldest();
+  }
+
+  private letGoOldest(): void {
+    this.forgetRetained(this.retained[this.retainedHead]);
+    this.retained[this.retainedHead++] = undefined!;
+    // The queue is compacted once half of it is behind its head: amortised O(1) per stream.
+    if (this.retainedHead >= 1024 && this.retainedHead * 2 >= this.retained.length) {
+      this.retained = this.retained.slice(this.retainedHead);
+      this.retainedHead = 0;
+    }
+  }
+
+  private findRetained(sessionId: string, streamId: string): RetainedLog | undefined {
+    for (let i = this.retained.length - 1; i >= this.retainedHead; i--) {
+      const log = this.retained[i]!;
+      if (log.sessionId === sessionId && log.streamId === streamId && !log.gone) return log;
+    }
+    return undefined;
+  }
+
+  private forgetRetained(log: RetainedLog | undefined): void {
+    if (!log || log.gone) return;
+    log.gone = true;
+    log.events = [];
+    this.deliveredBytes -= log.bytes;
+    this.storedBytes -= log.bytes;
   }
 
   /** Evicts streams in the order given until `enough`, sparing the one written to. */
@@ -255,9 +307,5 @@ export class InMemoryEventStore implements EventStore {
     session.bytes -= log.bytes;
     this.storedBytes -= log.bytes;
     this.age.delete(log);
-    if (log.delivered) {
-      this.deliveredAge.delete(log);
-      this.deliveredBytes -= log.bytes;
-    }
   }
 }

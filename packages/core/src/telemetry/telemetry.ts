@@ -81,6 +81,7 @@ export class Telemetry {
   private readonly eventStores = new Set<() => number>();
   private providers: TelemetryProviders = {};
   private cachedTracer?: Tracer;
+  private idleProxy?: ProxyTracerProvider;
   private meterFrom?: MeterProvider;
   private built?: Instruments;
 
@@ -92,7 +93,7 @@ export class Telemetry {
   /** Uses these providers instead of the global ones from now on. */
   use(providers: TelemetryProviders): void {
     this.providers = { ...this.providers, ...providers };
-    this.cachedTracer = undefined;
+    this.cachedTracer = this.idleProxy = undefined;
     this.meterFrom = undefined;
     this.instruments();
   }
@@ -100,8 +101,15 @@ export class Telemetry {
   /** The tracer; undefined while no tracer provider is registered (a span would record nothing). */
   tracer(): Tracer | undefined {
     if (this.cachedTracer) return this.cachedTracer;
+    // No SDK registered: the API's proxy answers, and registering one gives it a delegate. Kept here,
+    // each request asks the proxy alone rather than looking the global up again.
+    if (this.idleProxy?.getDelegate() === NOOP_TRACER_PROVIDER) return undefined;
     const provider = this.providers.tracerProvider ?? trace.getTracerProvider();
-    if (provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER) return undefined;
+    if (provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER) {
+      this.idleProxy = provider;
+      return undefined;
+    }
+    this.idleProxy = undefined;
     return (this.cachedTracer = provider.getTracer(sem.INSTRUMENTATION_SCOPE, SCOPE_VERSION));
   }
 
