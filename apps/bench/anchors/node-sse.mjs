@@ -19,14 +19,7 @@ const MODERN_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const SERVER_INFO = { name: 'mcpx-bench', version: '1.0.0' };
 const MODERN_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
-const TOOLS = [
-  {
-    name: 'echo',
-    description: payload.ECHO_DESCRIPTION,
-    inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'The text to return' } }, required: ['text'] },
-  },
-  { name: 'big', description: payload.BIG_DESCRIPTION, inputSchema: { type: 'object', properties: {} } },
-];
+const TOOLS = payload.TOOLS;
 
 /** Session id → what a server keeps of a session at the least. */
 const sessions = new Map();

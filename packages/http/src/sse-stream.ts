@@ -4,7 +4,8 @@ import type { SseConnection } from './sse';
 
 /**
  * A logical SSE stream of one session: the stream of one POSTed request, or the standalone GET
- * stream. Every message gets an event id `<streamId>_<seq>` and is kept in the event store, so
+ * stream. Every message gets an event id `<streamId>_<seq>` and is kept for resumption (in the
+ * event store; a request stream answered on one live connection holds its own until it ends), so
  * the stream survives its connections: while none is attached, messages wait in the store, and a
  * client resuming with Last-Event-ID gets each one it missed, exactly once, in order.
  */
@@ -114,9 +115,9 @@ export class SseStream implements MessageChannel {
     this.interrupted = true;
     if (!this.deferring) return;
     this.deferring = false;
-    const unstored = this.unstored;
+    const unstored = this.unstored ?? [];
     this.unstored = undefined;
-    for (let i = 0; unstored && i < unstored.length; i += 2) {
+    for (let i = 0; i < unstored.length; i += 2) {
       const stored = this.store!.append(this.sessionId, this.id, unstored[i] as JsonRpcMessage, unstored[i + 1] as string, this.unstoredFrom + i / 2);
       if (typeof stored !== 'string') stored.catch(this.onError);
     }

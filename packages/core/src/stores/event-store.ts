@@ -73,7 +73,7 @@ interface RetainedLog {
   bytes: number;
   until: number;
   /** Let go before its turn (dropped): skipped, its bytes given back already. */
-  gone?: true;
+  gone: boolean;
 }
 
 interface SessionLog {
@@ -182,7 +182,7 @@ export class InMemoryEventStore implements EventStore {
   retainDelivered(sessionId: string, streamId: string, firstSeq: number, events: string[], until: number): void {
     let bytes = STREAM_COST;
     for (const text of events) bytes += text.length;
-    this.retained.push({ sessionId, streamId, firstSeq, events, bytes, until });
+    this.retained.push({ sessionId, streamId, firstSeq, events, bytes, until, gone: false });
     this.deliveredBytes += bytes;
     this.storedBytes += bytes;
     if (this.deliveredBytes > this.maxDeliveredBytes) this.shedRetained(this.maxDeliveredBytes);
