@@ -249,7 +249,7 @@ export class HttpSession {
   /** Registers a connection following the shared log: it counts as activity, and stops when this copy goes. */
   addFollower(stop: () => void): () => void {
     (this.followers ??= new Set()).add(stop);
-    return () => this.followers!.delete(stop);
+    return () => void this.followers?.delete(stop);
   }
 
   /** Ends the session: aborts its requests, ends its streams, forgets its stored events. `endedHere` false: a shared session another instance ended. */
