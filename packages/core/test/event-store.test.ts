@@ -120,6 +120,20 @@ describe('InMemoryEventStore', () => {
     timed.expireDelivered(4000);
     expect(timed.bytesDelivered).toBe(0);
     expect(timed.bytes).toBe(0);
+    expect(timed.sessionCount).toBe(0);
+    // A session that ends takes its delivered streams with it, and no other session's.
+    timed.retainDelivered('e', '1', 1, [text(1)], 9000);
+    timed.retainDelivered('f', '1', 1, [text(2)], 9000);
+    timed.retainDelivered('e', '2', 1, [text(3)], 9000);
+    expect(timed.sessionCount).toBe(2);
+    timed.dropSession('e');
+    expect(timed.eventsAfter('e', '1', 0)).toBeUndefined();
+    expect(timed.eventsAfter('e', '2', 0)).toBeUndefined();
+    expect(timed.eventsAfter('f', '1', 0)).toHaveLength(1);
+    expect(timed.sessionCount).toBe(1);
+    timed.dropSession('f');
+    expect(timed.bytes).toBe(0);
+    expect(timed.sessionCount).toBe(0);
   });
 
   it('gives the bytes back when streams and sessions are dropped', () => {

@@ -108,7 +108,7 @@ export interface EventStoreLimits {
  * delivered in full and `maxBytes` in all. Bytes are the encoded characters plus STREAM_COST per
  * stream. Oldest streams go first, delivered ones before any other; a stream being written to is
  * never the one evicted, and an evicted stream keeps its numbering. Delivered streams are kept
- * apart, in one map in the order they came: a closed session's go with their time or the budget.
+ * apart, in one queue in the order they came; a session that ends takes its own with it.
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, SessionLog>();
@@ -128,6 +128,8 @@ export class InMemoryEventStore implements EventStore {
    */
   private retained: RetainedLog[] = [];
   private retainedHead = 0;
+  /** How many delivered streams each session has in the queue: what dropSession looks for, from the newest back. */
+  private readonly retainedCount = new Map<string, number>();
   private storedBytes = 0;
   private deliveredBytes = 0;
   private readonly maxEventsPerStream: number;
@@ -183,6 +185,7 @@ export class InMemoryEventStore implements EventStore {
     let bytes = STREAM_COST;
     for (const text of events) bytes += text.length;
     this.retained.push({ sessionId, streamId, firstSeq, events, bytes, until, gone: false });
+    this.retainedCount.set(sessionId, (this.retainedCount.get(sessionId) ?? 0) + 1);
     this.deliveredBytes += bytes;
     this.storedBytes += bytes;
     if (this.deliveredBytes > this.maxDeliveredBytes) this.shedRetained(this.maxDeliveredBytes);
@@ -221,13 +224,24 @@ export class InMemoryEventStore implements EventStore {
 
   dropSession(sessionId: string): void {
     for (const log of this.sessions.get(sessionId)?.streams.values() ?? []) this.forget(log);
+    // A session's delivered streams are among the newest when it closes: found from the back, and only as many as it has.
+    let left = this.retainedCount.get(sessionId) ?? 0;
+    for (let i = this.retained.length - 1; left > 0 && i >= this.retainedHead; i--) {
+      const log = this.retained[i]!;
+      if (log.sessionId === sessionId && !log.gone) {
+        this.forgetRetained(log);
+        left--;
+      }
+    }
     this.sessions.delete(sessionId);
     this.evicted.delete(sessionId);
   }
 
   /** How many sessions have stored events (for tests and metrics). */
   get sessionCount(): number {
-    return this.sessions.size;
+    let count = this.sessions.size;
+    for (const id of this.retainedCount.keys()) if (!this.sessions.has(id)) count++;
+    return count;
   }
 
   /** Bytes held (characters plus STREAM_COST per stream), against `maxBytes` (for tests and metrics). */
@@ -277,6 +291,9 @@ export class InMemoryEventStore implements EventStore {
   private forgetRetained(log: RetainedLog | undefined): void {
     if (!log || log.gone) return;
     log.gone = true;
+    const count = this.retainedCount.get(log.sessionId)! - 1;
+    if (count > 0) this.retainedCount.set(log.sessionId, count);
+    else this.retainedCount.delete(log.sessionId);
     log.events = [];
     this.deliveredBytes -= log.bytes;
     this.storedBytes -= log.bytes;
