@@ -1,4 +1,4 @@
-import { context as otelContext, INVALID_SPAN_CONTEXT, trace as otelTrace, type Context, type Span } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { Principal } from '../auth/principal';
 import type { RequestId } from '../protocol/jsonrpc';
 import type { ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, Implementation, Meta, Root } from '../protocol/types';
@@ -10,6 +10,7 @@ import { McpLogger } from './mcp-logger';
 import type { RequestEnv } from './request-env';
 import type { RequestHost, ServerServices, SessionView } from './services';
 import type { ChildSpan, RequestTrace } from '../telemetry/telemetry';
+import { otelApi } from '../telemetry/otel-api';
 
 /** The task a handler runs as (task-augmented tools/call), as its context sees it. */
 export interface TaskHandle {
@@ -126,7 +127,9 @@ export class RequestContext {
    * tracing is off. Add attributes and events to it; start your own spans under `traceContext`.
    */
   get span(): Span {
-    return this.trace?.span ?? otelTrace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+    if (this.trace?.span) return this.trace.span;
+    const { trace, INVALID_SPAN_CONTEXT } = otelApi();
+    return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
   }
 
   /**
@@ -135,14 +138,14 @@ export class RequestContext {
    * (the Node SDK registers one) the handler already runs in it, so `startActiveSpan(name, fn)` nests too.
    */
   get traceContext(): Context {
-    return this.trace?.context ?? otelContext.active();
+    return this.trace?.context ?? otelApi().context.active();
   }
 
   /** Logs to pino (with session and request ids, and the trace's ids) and, at or above the session's level, to the client. */
   get log(): McpLogger {
     const spanContext = this.trace?.span?.spanContext();
     const bindings: Record<string, unknown> = this.task ? { requestId: this.requestId, taskId: this.task.id } : { requestId: this.requestId };
-    if (spanContext && spanContext.traceId !== INVALID_SPAN_CONTEXT.traceId) {
+    if (spanContext && spanContext.traceId !== otelApi().INVALID_SPAN_CONTEXT.traceId) {
       bindings.trace_id = spanContext.traceId;
       bindings.span_id = spanContext.spanId;
     }

@@ -1,9 +1,9 @@
-import { instanceToPlain } from 'class-transformer';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { isMcpxError } from '../errors';
 import type { CallToolResult } from '../protocol/types';
 import type { ToolEntry } from '../registry/entry-types';
 import { formatIssues } from '../schema/class-validation';
+import { classTransformer } from '../schema/class-transformer';
 import { text } from '../content/helpers';
 import { toCallToolResult } from '../content/normalize';
 import { toJsonValue } from '../content/json-value';
@@ -83,7 +83,7 @@ async function structuredResult(entry: ToolEntry, value: unknown, ctx: RequestCo
     result = value;
     structured = value.structuredContent;
   } else {
-    structured = isPlainJson(value) ? value : instanceToPlain(value);
+    structured = isPlainJson(value) ? value : classTransformer().instanceToPlain(value);
     result = { content: [], structuredContent: structured as Record<string, unknown> };
   }
   // A raw schema describes JSON; an output class is checked on the value (its Dates, Maps) and made JSON after.
@@ -100,7 +100,7 @@ async function structuredResult(entry: ToolEntry, value: unknown, ctx: RequestCo
   // A class output is checked on a copy without the properties it does not declare: send that copy,
   // so structuredContent matches the listed schema (additionalProperties: false) and leaks nothing else.
   const checkedValue = checked.value;
-  const sent = toJsonValue(isPlainJson(checkedValue) ? checkedValue : instanceToPlain(checkedValue), 'structuredContent') as Record<string, unknown>;
+  const sent = toJsonValue(isPlainJson(checkedValue) ? checkedValue : classTransformer().instanceToPlain(checkedValue), 'structuredContent') as Record<string, unknown>;
   result = { ...result, structuredContent: sent };
   if (result.content.length === 0) result.content = [text(JSON.stringify(sent))];
   return result;

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { classShapes, classToJsonSchema } from './class-schema';
 import { acceptFast } from './fast-accept';
+import { classTransformer } from './class-transformer';
 import { joinPath, type JsonSchema, type ValidationIssue } from './json-schema';
 
 export type { ValidationIssue } from './json-schema';
@@ -189,7 +189,7 @@ async function run<T extends object>(cls: new () => T, plain: unknown, options: 
     const accepted = acceptFast(cls, plain as Record<string, unknown>, classToJsonSchema(cls));
     if (accepted) return { ok: true, value: accepted };
   }
-  const instance = plainToInstance(cls, plain);
+  const instance = classTransformer().plainToInstance(cls, plain);
   const found = flatten(await validate(instance, options));
   // class-validator accepts an absent property unless one of its rules rejects undefined
   // (a bare @ValidateNested or @Field does not), and when a rule does reject it, it says so in

@@ -1,4 +1,4 @@
-import { TransformationType } from 'class-transformer';
+import type { TransformationType as TransformationTypes } from 'class-transformer';
 import type { MetadataStorage as TransformMetadata } from 'class-transformer/types/MetadataStorage';
 import { ValidationTypes, getMetadataStorage, type ValidationArguments } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
@@ -65,6 +65,7 @@ interface Plan {
 
 // The store behind @Type, @Transform, @Expose and @Exclude: class-transformer keeps it in a module of its own.
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformMetadata };
+const { TransformationType } = require('class-transformer/cjs/enums') as { TransformationType: typeof TransformationTypes };
 
 /** Per class: its plan, or null when the class needs the general path whatever it is given. */
 const plans = new WeakMap<Function, Plan | null>();

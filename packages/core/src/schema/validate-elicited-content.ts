@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import type { ValidationResult } from './class-validation';
 import { compileJsonSchema } from './json-schema-validation';
+import { classTransformer } from './class-transformer';
 import { joinPath, type JsonSchema, type ValidationIssue } from './json-schema';
 import { toElicitationSchema } from './to-elicitation-schema';
 import { describe, isRecord } from './values';
@@ -29,7 +29,7 @@ export async function validateElicitedContent<T extends object>(cls: new () => T
     // class-validator reports any instance of a rule-less class as an unknown value.
     instance = new cls();
   } else {
-    instance = plainToInstance(cls, plain);
+    instance = classTransformer().plainToInstance(cls, plain);
     collect(await validate(instance, CONTENT_OPTIONS), '', issues);
   }
   // One report per field: the schema check only adds fields the class rules found no fault with.

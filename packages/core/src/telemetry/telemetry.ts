@@ -1,30 +1,11 @@
-import {
-  metrics,
-  ProxyTracerProvider,
-  SpanKind,
-  SpanStatusCode,
-  context,
-  createNoopMeter,
-  isSpanContextValid,
-  trace,
-  ValueType,
-  type Attributes,
-  type Context,
-  type Counter,
-  type Histogram,
-  type Meter,
-  type MeterProvider,
-  type Span,
-  type TextMapPropagator,
-  type Tracer,
-  type TracerProvider,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Counter, Histogram, Meter, MeterProvider, ProxyTracerProvider, Span, TextMapPropagator, Tracer, TracerProvider } from '@opentelemetry/api';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc';
 import * as sem from './semconv';
 import type { RequestOrigin } from './origin';
 import { cutName as cut, subjectOf } from '../protocol/subject';
 import { injectInto, parentOf } from './trace-context';
+import { otelApi, otelInUse } from './otel-api';
 
 /** The tracer and meter providers (and propagator) telemetry uses instead of the global ones (listen's `otel` and `metrics`, tests). */
 export interface TelemetryProviders {
@@ -49,9 +30,13 @@ export interface TelemetrySource {
 
 /** The version of @mcpx/core, the instrumentation scope's version. */
 const SCOPE_VERSION = '0.1.0';
-/** The global tracer provider's delegate until an SDK registers one. */
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
-const NOOP_METER = createNoopMeter();
+/** The global tracer provider's delegate until an SDK registers one, and the no-op meter: read once the API is loaded. */
+let noops: { tracerProvider: TracerProvider; meter: Meter } | undefined;
+function apiNoops(): { tracerProvider: TracerProvider; meter: Meter } {
+  if (noops) return noops;
+  const api = otelApi();
+  return (noops = { tracerProvider: new api.ProxyTracerProvider().getDelegate(), meter: api.createNoopMeter() });
+}
 
 interface Instruments {
   operationDuration: Histogram;
@@ -101,11 +86,16 @@ export class Telemetry {
   /** The tracer; undefined while no tracer provider is registered (a span would record nothing). */
   tracer(): Tracer | undefined {
     if (this.cachedTracer) return this.cachedTracer;
+    const given = this.providers.tracerProvider;
+    // Nothing registered with the API (it is not even loaded): nothing to trace with.
+    if (!given && !otelInUse()) return undefined;
     // No SDK registered: the API's proxy answers, and registering one gives it a delegate. Kept here,
     // each request asks the proxy alone rather than looking the global up again.
-    if (this.idleProxy?.getDelegate() === NOOP_TRACER_PROVIDER) return undefined;
-    const provider = this.providers.tracerProvider ?? trace.getTracerProvider();
-    if (provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER) {
+    const { tracerProvider: noopProvider } = apiNoops();
+    if (this.idleProxy?.getDelegate() === noopProvider) return undefined;
+    const api = otelApi();
+    const provider = given ?? api.trace.getTracerProvider();
+    if (provider instanceof api.ProxyTracerProvider && provider.getDelegate() === noopProvider) {
       this.idleProxy = provider;
       return undefined;
     }
@@ -115,16 +105,19 @@ export class Telemetry {
 
   /** The instruments; undefined while no meter provider is registered. */
   private instruments(): Instruments | undefined {
-    const provider = this.providers.meterProvider ?? metrics.getMeterProvider();
+    const given = this.providers.meterProvider;
+    if (!given && !otelInUse()) return undefined;
+    const provider = given ?? otelApi().metrics.getMeterProvider();
     if (provider !== this.meterFrom) {
       this.meterFrom = provider;
       const meter = provider.getMeter(sem.INSTRUMENTATION_SCOPE, SCOPE_VERSION);
-      this.built = meter === NOOP_METER ? undefined : this.build(meter);
+      this.built = meter === apiNoops().meter ? undefined : this.build(meter);
     }
     return this.built;
   }
 
   private build(meter: Meter): Instruments {
+    const INT = otelApi().ValueType.INT;
     const seconds = { unit: 's', advice: { explicitBucketBoundaries: sem.DURATION_BUCKETS } };
     const instruments: Instruments = {
       operationDuration: meter.createHistogram(sem.METRIC_OPERATION_DURATION, {
@@ -135,11 +128,11 @@ export class Telemetry {
       refusals: meter.createCounter(sem.METRIC_REFUSALS, {
         unit: '{refusal}',
         description: 'Messages and HTTP requests refused: by auth (401/403), by a limit, or with another 4xx status.',
-        valueType: ValueType.INT,
+        valueType: INT,
       }),
     };
     const gauge = (name: string, unit: string, description: string, read: () => number) =>
-      meter.createObservableGauge(name, { unit, description, valueType: ValueType.INT }).addCallback((result) => result.observe(read()));
+      meter.createObservableGauge(name, { unit, description, valueType: INT }).addCallback((result) => result.observe(read()));
     gauge(sem.METRIC_SESSIONS_ACTIVE, '{session}', 'Sessions this instance holds (2025-11-25 era).', () => this.sessionsActive);
     gauge(sem.METRIC_STREAMS_ACTIVE, '{stream}', 'SSE streams open on this instance.', () => this.streamsActive);
     gauge(sem.METRIC_REQUESTS_ACTIVE, '{request}', 'Requests being handled on this instance.', () => this.requestsActive);
@@ -148,7 +141,7 @@ export class Telemetry {
       for (const read of this.eventStores) bytes += read();
       return bytes;
     });
-    meter.createObservableGauge(sem.METRIC_TASKS, { unit: '{task}', description: 'Tasks held, by status.', valueType: ValueType.INT }).addCallback((result) => {
+    meter.createObservableGauge(sem.METRIC_TASKS, { unit: '{task}', description: 'Tasks held, by status.', valueType: INT }).addCallback((result) => {
       const counts = this.source.taskCounts();
       for (const status in counts) result.observe(counts[status]!, { [sem.ATTR_MCPX_TASK_STATUS]: status });
     });
@@ -217,8 +210,9 @@ export class Telemetry {
     if (!tracer) return undefined;
     const attributes: Attributes = { [sem.ATTR_MCP_METHOD_NAME]: method };
     if (sessionId) attributes[sem.ATTR_MCP_SESSION_ID] = sessionId;
-    const span = tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, parent);
-    const ctx = trace.setSpan(parent, span);
+    const api = otelApi();
+    const span = tracer.startSpan(method, { kind: api.SpanKind.CLIENT, attributes }, parent);
+    const ctx = api.trace.setSpan(parent, span);
     injectInto(meta, ctx, this.providers.propagator);
     return new ChildSpan(span, ctx);
   }
@@ -228,12 +222,13 @@ export class Telemetry {
     const tracer = this.tracer();
     if (!tracer) return undefined;
     const known = this.source.isKnownTool(tool);
+    const api = otelApi();
     const span = tracer.startSpan(
       known ? `${sem.EXECUTE_TOOL} ${tool}` : sem.EXECUTE_TOOL,
-      { kind: SpanKind.INTERNAL, attributes: { [sem.ATTR_GEN_AI_OPERATION_NAME]: sem.EXECUTE_TOOL, [sem.ATTR_GEN_AI_TOOL_NAME]: cut(tool), [sem.ATTR_MCPX_TASK_ID]: taskId } },
+      { kind: api.SpanKind.INTERNAL, attributes: { [sem.ATTR_GEN_AI_OPERATION_NAME]: sem.EXECUTE_TOOL, [sem.ATTR_GEN_AI_TOOL_NAME]: cut(tool), [sem.ATTR_MCPX_TASK_ID]: taskId } },
       parent,
     );
-    return new ChildSpan(span, trace.setSpan(parent, span));
+    return new ChildSpan(span, api.trace.setSpan(parent, span));
   }
 
   /** @internal */
@@ -268,8 +263,9 @@ export class RequestTrace {
     telemetry.requestsActive++;
     const subject = subjectOf(method, params);
     this.names = telemetry.known(method, subject.tool, subject.prompt);
+    const api = otelApi();
     if (!tracer) {
-      this.context = context.active();
+      this.context = api.context.active();
       return;
     }
     const { method: name, tool, prompt } = this.names;
@@ -291,19 +287,19 @@ export class RequestTrace {
     if (subject.uri !== undefined) attributes[sem.ATTR_MCP_RESOURCE_URI] = subject.uri;
     if (subject.taskId !== undefined) attributes[sem.ATTR_MCPX_TASK_ID] = subject.taskId;
     const parent = parentOf(params?._meta as Record<string, unknown> | undefined, origin, telemetry.propagator());
-    this.span = tracer.startSpan(target ? `${name} ${target}` : name, { kind: SpanKind.SERVER, attributes, links: parent.links }, parent.context);
-    this.context = trace.setSpan(parent.context, this.span);
+    this.span = tracer.startSpan(target ? `${name} ${target}` : name, { kind: api.SpanKind.SERVER, attributes, links: parent.links }, parent.context);
+    this.context = api.trace.setSpan(parent.context, this.span);
   }
 
   /** Runs `fn` in the request's trace context. */
   run<T>(fn: () => T): T {
-    return this.span ? context.with(this.context, fn) : fn();
+    return this.span ? otelApi().context.with(this.context, fn) : fn();
   }
 
   /** The ids a log line of this request carries (`trace_id`, `span_id`); undefined when it has no valid span. */
   logFields(): { trace_id: string; span_id: string } | undefined {
     const spanContext = this.span?.spanContext();
-    return spanContext && isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : undefined;
+    return spanContext && otelApi().isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : undefined;
   }
 
   /** Records an exception the handler threw that the client only sees as -32603. */
@@ -336,7 +332,7 @@ export class RequestTrace {
       if (errorType !== undefined) {
         span.setAttribute(sem.ATTR_ERROR_TYPE, errorType);
         if (code !== undefined) span.setAttribute(sem.ATTR_RPC_RESPONSE_STATUS_CODE, String(code));
-        span.setStatus({ code: SpanStatusCode.ERROR, message });
+        span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message });
       }
       span.end();
     }
@@ -367,7 +363,7 @@ export class ChildSpan {
   ) {}
 
   run<T>(fn: () => T): T {
-    return context.with(this.context, fn);
+    return otelApi().context.with(this.context, fn);
   }
 
   /** Ends it; `errorType` (and the message) when it failed. */
@@ -375,7 +371,7 @@ export class ChildSpan {
     if (attributes) this.span.setAttributes(attributes);
     if (errorType !== undefined) {
       this.span.setAttribute(sem.ATTR_ERROR_TYPE, errorType);
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message });
+      this.span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message });
     }
     this.span.end();
   }

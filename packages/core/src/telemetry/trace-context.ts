@@ -1,17 +1,6 @@
-import {
-  context,
-  defaultTextMapGetter,
-  propagation,
-  ROOT_CONTEXT,
-  trace,
-  isSpanContextValid,
-  type Context,
-  type Link,
-  type TextMapGetter,
-  type TextMapPropagator,
-  type TextMapSetter,
-} from '@opentelemetry/api';
+import type { Context, Link, TextMapGetter, TextMapPropagator, TextMapSetter } from '@opentelemetry/api';
 import type { RequestOrigin } from './origin';
+import { otelApi } from './otel-api';
 
 /**
  * Trace context carried by a message's `_meta` (`traceparent`, `tracestate`, `baggage`, unprefixed
@@ -44,11 +33,14 @@ export interface SpanParent {
  * `_meta` carries, with the ambient one (a span of HTTP instrumentation, else the HTTP headers'
  * trace context) linked; without one in `_meta`, the ambient context is the parent.
  */
-export function parentOf(meta: Record<string, unknown> | undefined, origin: RequestOrigin | undefined, propagator: TextMapPropagator = propagation): SpanParent {
-  const active = context.active();
-  const ambient = trace.getSpan(active) ? active : origin?.headers ? propagator.extract(active, origin.headers, defaultTextMapGetter) : active;
+export function parentOf(meta: Record<string, unknown> | undefined, origin: RequestOrigin | undefined, given?: TextMapPropagator): SpanParent {
+  const api = otelApi();
+  const { trace, isSpanContextValid } = api;
+  const propagator = given ?? api.propagation;
+  const active = api.context.active();
+  const ambient = trace.getSpan(active) ? active : origin?.headers ? propagator.extract(active, origin.headers, api.defaultTextMapGetter) : active;
   if (!meta || typeof meta.traceparent !== 'string') return { context: ambient };
-  const fromMeta = propagator.extract(ROOT_CONTEXT, meta, metaGetter);
+  const fromMeta = propagator.extract(api.ROOT_CONTEXT, meta, metaGetter);
   const parent = trace.getSpanContext(fromMeta);
   if (!parent || !isSpanContextValid(parent)) return { context: ambient };
   const linked = trace.getSpanContext(ambient);
@@ -56,6 +48,6 @@ export function parentOf(meta: Record<string, unknown> | undefined, origin: Requ
 }
 
 /** Writes `ctx`'s trace context into `meta` (a request the server sends the client). */
-export function injectInto(meta: Record<string, unknown>, ctx: Context, propagator: TextMapPropagator = propagation): void {
-  propagator.inject(ctx, meta, metaSetter);
+export function injectInto(meta: Record<string, unknown>, ctx: Context, propagator?: TextMapPropagator): void {
+  (propagator ?? otelApi().propagation).inject(ctx, meta, metaSetter);
 }
