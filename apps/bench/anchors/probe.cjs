@@ -1,7 +1,9 @@
 'use strict';
 // Preloaded (node --expose-gc --require probe.cjs) into every server the benchmark starts, mcpx and
 // anchors alike, so each is read the same way over its IPC channel:
-//   'memory'     → process.memoryUsage() after two full garbage collections;
+//   'memory'     → process.memoryUsage() after two full garbage collections, with `young`: the
+//                  resident bytes of V8's young generation (empty after those collections; its
+//                  resident size follows the allocation rate, not what the process holds);
 //   'cpu'        → process.cpuUsage() (user + system µs so far), for CPU time per request;
 //   'peak-start' → starts sampling the RSS every 10 ms (the highest kept), replies once it has;
 //   'peak'       → stops sampling, replies { rssMax, samples } (bytes; readings taken, the first
@@ -9,6 +11,14 @@
 //                  and, on Linux, `hwm`: the kernel's own peak RSS (VmHWM, reset at 'peak-start'
 //                  through /proc/self/clear_refs), which no late timer can miss.
 const fs = require('node:fs');
+const v8 = require('node:v8');
+
+/** Resident bytes of the young generation (new space, and new large objects). */
+function youngResident() {
+  let bytes = 0;
+  for (const space of v8.getHeapSpaceStatistics()) if (space.space_name.startsWith('new_')) bytes += space.physical_space_size;
+  return bytes;
+}
 
 /** Resets the kernel's peak RSS of this process; false where that cannot be done (not Linux, no permission). */
 function resetHwm() {
@@ -42,7 +52,7 @@ if (typeof process.send === 'function') {
         global.gc();
         global.gc();
       }
-      process.send({ memory: process.memoryUsage() });
+      process.send({ memory: { ...process.memoryUsage(), young: youngResident() } });
     } else if (message === 'cpu') {
       process.send({ cpu: process.cpuUsage() });
     } else if (message === 'peak-start') {

@@ -92,7 +92,7 @@ describe('npm run bench -- --quick', () => {
     expect(results.floorRatios.find((r: { target: string }) => r.target === 'mcpx-2026').floor).toBe('node-sse-2026');
     expect(results.floorRatios.some((r: { target: string }) => r.target.startsWith('node-sse'))).toBe(false);
     const goals = results.targets.map((t: { goal: string }) => t.goal);
-    expect(goals).toHaveLength(redisAnswers ? 21 : 20);
+    expect(goals).toHaveLength(redisAnswers ? 22 : 21);
     expect(goals).toEqual(
       expect.arrayContaining([
         '2025 SSE, echo c=64: server CPU per call ≤ 2× the raw route’s',
@@ -104,6 +104,7 @@ describe('npm run bench -- --quick', () => {
         '2026-07-28, echo c=64: ≥ 10× the SDK v2 (2026-07-28)',
         '2025 SSE: server CPU per call falls as concurrency rises (c=64 < c=1, c=16 ≤ c=1)',
         'RSS per open idle session ≤ 1.2× the raw route’s',
+        'heap per open idle session ≤ 1.2× the raw route’s',
         'peak RSS serving 1 MB results at 16 connections ≤ 1.5× the SDK’s',
         'HTTP: time to listen no later than the SDK’s',
         'stdio: first answer no later than the SDK’s',
@@ -124,6 +125,8 @@ describe('npm run bench -- --quick', () => {
     const [mcpx, sdk] = [results.medians['mcpx-sse'], results.medians.sdk];
     expect(figureOf('HTTP: time to listen no later than the SDK’s').met).toBe(mcpx.listenMs <= sdk.listenMs);
     expect(figureOf('peak RSS serving 1 MB results at 16 connections ≤ 1.5× the SDK’s').met).toBe(mcpx.big16PeakRssMB / sdk.big16PeakRssMB <= 1.5);
+    const raw = results.medians.raw;
+    expect(figureOf('heap per open idle session ≤ 1.2× the raw route’s').met).toBe(raw.heapKbPerSession > 0 && mcpx.heapKbPerSession / raw.heapKbPerSession <= 1.2);
     const round = results.rounds[0];
     /** The median of the two same-round differences (c=16, c=64) of a's CPU per call over b's, as the figures print it. */
     const difference = (a: string, b: string) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Session } from '@mcpx/core';
 import { type Clock, type EventStore, type SessionRecord, type SharedEventLog } from '@mcpx/core/stores';
-import { encodeMessage, FewMap, systemClock, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
+import { encodeMessage, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';
 import { peerOf } from './telemetry/request-origin';
@@ -31,62 +31,87 @@ export function newSessionId(): string {
   return id;
 }
 
+/** What every session of one endpoint shares: held once, by the manager, rather than copied into each session. */
+export interface HttpSessionSettings {
+  readonly engine: McpEngine;
+  readonly store: EventStore | undefined;
+  readonly onError: (err: unknown) => void;
+  /** How long a request stream delivered in full stays resumable after it ended. */
+  readonly retentionMs: number;
+  /** Told when a session first has delivered streams to forget later (see forgetDelivered). */
+  readonly onDelivered?: (session: HttpSession) => void;
+  readonly clock: Clock;
+  /** How long the shared log keeps a stream not delivered in full (the session's idle limit). */
+  readonly sharedRetentionMs: number;
+}
+
 /**
  * The HTTP side of one MCP session: the engine's Session plus its SSE streams, its standalone
- * stream for messages tied to no request, and the bookkeeping for idle expiry.
+ * stream for messages tied to no request, and the bookkeeping for idle expiry. In a session of
+ * this instance alone it is also the session's outlet (what no request asked for).
  */
-export class HttpSession {
+export class HttpSession implements MessageChannel {
   readonly session: Session;
   lastActivity: number;
   /** The principal the session was created by (auth on): requests of anyone else get 404. */
   owner?: string;
-  private readonly live = new FewMap<string, SseStream>();
+  /** The live streams: the one of the common case held inline (its key is its own id), a map only while there are more. */
+  private liveOne?: SseStream;
+  private liveMore?: Map<string, SseStream>;
   private nextStream = 1;
   private standalone?: SseStream;
   private early?: JsonRpcMessage[];
   /** Request streams delivered in full, oldest first, with the time the store may forget each. */
   private delivered?: { id: string; at: number }[];
 
-  /** Where the engine sends what no request asked for: the standalone stream, once the client opens it. */
+  /** Where the engine sends what no request asked for: the standalone stream, once the client opens it (or, shared, the shared log). */
   readonly outlet: MessageChannel;
-  /** Set when other instances share the session: this is this instance's copy of it. */
-  private readonly cluster?: ClusterLink;
 
   constructor(
-    engine: McpEngine,
+    private readonly settings: HttpSessionSettings,
     id: string,
-    private readonly store: EventStore | undefined,
-    private readonly onError: (err: unknown) => void,
-    /** How long a request stream delivered in full stays resumable after it ended. */
-    private readonly retentionMs = 30_000,
-    /** Told when this session first has delivered streams to forget later (see forgetDelivered). */
-    private readonly onDelivered?: (session: HttpSession) => void,
-    private readonly clock: Clock = systemClock,
-    /** How long the shared log keeps a stream not delivered in full (the session's idle limit). */
-    private readonly sharedRetentionMs = 30 * 60_000,
     /** The request that opened it (or this copy of it): where the client is, for telemetry. */
     origin?: RequestOrigin,
   ) {
+    const engine = settings.engine;
     // The client's network only: the opening request's headers (its trace context) are no parent of later requests.
     const peer = origin && peerOf(origin);
-    this.lastActivity = clock.now();
-    this.cluster = engine.cluster;
-    if (this.cluster) {
+    this.lastActivity = settings.clock.now();
+    const cluster = engine.cluster;
+    if (cluster) {
       // Shared: what no request asked for goes to the session's standalone stream in the shared
       // log, wherever the client's GET stream is (the instance holding it follows the log).
-      this.outlet = new SharedOutlet(this, store as SharedEventLog, onError);
+      this.outlet = new SharedOutlet(this, settings.store as SharedEventLog, settings.onError);
       this.session = engine.createSession(this.outlet, id, { origin: peer });
       this.session.sync = {
         update: async (patch) => {
-          await this.cluster!.cluster.sessions.update(id, patch);
-          if (patch.logLevel !== undefined) this.cluster!.sessionChanged(id);
+          await cluster.cluster.sessions.update(id, patch);
+          if (patch.logLevel !== undefined) cluster.sessionChanged(id);
         },
-        subscribe: (uri, on) => this.cluster!.cluster.sessions.subscribe(id, uri, on),
+        subscribe: (uri, on) => cluster.cluster.sessions.subscribe(id, uri, on),
       };
       return;
     }
-    this.outlet = new LocalOutlet(this);
-    this.session = engine.createSession(this.outlet, id, { origin: peer });
+    this.outlet = this;
+    this.session = engine.createSession(this, id, { origin: peer });
+  }
+
+  /** Set when other instances share the session: this is this instance's copy of it. */
+  private get cluster(): ClusterLink | undefined {
+    return this.settings.engine.cluster;
+  }
+
+  // As the outlet of a session of this instance alone.
+  get open(): boolean {
+    return this.session.state !== 'closed';
+  }
+
+  get deferred(): boolean {
+    return this.standalone === undefined;
+  }
+
+  send(message: JsonRpcMessage): void {
+    this.sendUnsolicited(message);
   }
 
   get id(): string {
@@ -105,7 +130,7 @@ export class HttpSession {
   }
 
   touch(): void {
-    this.lastActivity = this.clock.now();
+    this.lastActivity = this.settings.clock.now();
   }
 
   /** A new stream for one POSTed request. */
@@ -115,44 +140,44 @@ export class HttpSession {
       // The id names this instance (unique across instances); the log's first entry (seq 1) names
       // the request, so a client resuming elsewhere after this instance died gets an error for it.
       const id = `${this.cluster.instanceId}.${this.nextStream++}`;
-      const log = new BatchedStreamLog(this.store as SharedEventLog, this.id, id, requestId, this.onError);
+      const log = new BatchedStreamLog(this.settings.store as SharedEventLog, this.id, id, requestId, this.settings.onError);
       const ended = {
         streamEnded: (ending: SseStream, deliveredInFull: boolean) => {
-          log.end(deliveredInFull ? this.retentionMs : this.sharedRetentionMs, deliveredInFull);
-          this.live.delete(ending.id);
+          log.end(deliveredInFull ? this.settings.retentionMs : this.settings.sharedRetentionMs, deliveredInFull);
+          this.dropLive(ending.id);
         },
       };
-      stream = new SseStream(id, this.id, log, this.onError, ended, 1);
+      stream = new SseStream(id, this.id, log, this.settings.onError, ended, 1);
     } else {
-      stream = new SseStream(String(this.nextStream++), this.id, this.store, this.onError, this);
+      stream = new SseStream(String(this.nextStream++), this.id, this.settings.store, this.settings.onError, this);
     }
-    this.live.set(stream.id, stream);
+    this.addLive(stream);
     return stream;
   }
 
   /** A request stream of this session ended (SseStream's owner). */
   streamEnded(stream: SseStream, deliveredInFull: boolean): void {
-    this.live.delete(stream.id);
+    this.dropLive(stream.id);
     // A delivered stream stays resumable for a grace period (a socket can die unnoticed), then the
     // store forgets it instead of holding whole responses for the session's life. One queue per
     // session, swept by the manager: no timer per request, and nothing outlives the session.
-    if (!deliveredInFull || !this.store?.dropStream || this.session.state === 'closed') return;
+    if (!deliveredInFull || !this.settings.store?.dropStream || this.session.state === 'closed') return;
     // Never appended (the store takes delivered streams whole): it expires in the store itself.
     const unstored = stream.takeUnstored();
     if (unstored) {
-      if (this.retentionMs > 0) this.store.retainDelivered!(this.id, stream.id, unstored.firstSeq, unstored.events, this.clock.now() + this.retentionMs);
+      if (this.settings.retentionMs > 0) this.settings.store.retainDelivered!(this.id, stream.id, unstored.firstSeq, unstored.events, this.settings.clock.now() + this.settings.retentionMs);
       return;
     }
-    if (this.retentionMs <= 0) return this.dropStream(stream.id);
+    if (this.settings.retentionMs <= 0) return this.dropStream(stream.id);
     const delivered = (this.delivered ??= []);
-    delivered.push({ id: stream.id, at: this.clock.now() + this.retentionMs });
-    if (delivered.length === 1) this.onDelivered?.(this);
+    delivered.push({ id: stream.id, at: this.settings.clock.now() + this.settings.retentionMs });
+    if (delivered.length === 1) this.settings.onDelivered?.(this);
     // A busy session: its oldest delivered streams go early, as the store would evict them anyway.
     else if (delivered.length > MAX_DELIVERED_KEPT) this.dropStream(delivered.shift()!.id);
   }
 
   /** Lets the store forget the delivered streams whose grace period is over; true while some remain. */
-  forgetDelivered(now = this.clock.now()): boolean {
+  forgetDelivered(now = this.settings.clock.now()): boolean {
     const delivered = this.delivered;
     if (!delivered) return false;
     let n = 0;
@@ -163,15 +188,15 @@ export class HttpSession {
   }
 
   private dropStream(streamId: string): void {
-    const dropped = this.store!.dropStream!(this.id, streamId);
-    if (dropped) dropped.catch(this.onError);
+    const dropped = this.settings.store!.dropStream!(this.id, streamId);
+    if (dropped) dropped.catch(this.settings.onError);
   }
 
   /** The standalone stream (created on first GET); messages sent before it existed are delivered now. */
   standaloneStream(): SseStream {
     if (!this.standalone) {
-      this.standalone = new SseStream(STANDALONE, this.id, this.store, this.onError);
-      this.live.set(STANDALONE, this.standalone);
+      this.standalone = new SseStream(STANDALONE, this.id, this.settings.store, this.settings.onError);
+      this.addLive(this.standalone);
       const early = this.early;
       this.early = undefined;
       if (early) queueMicrotask(() => early.forEach((m) => this.standalone?.send(m)));
@@ -179,13 +204,31 @@ export class HttpSession {
     return this.standalone;
   }
 
+  private addLive(stream: SseStream): void {
+    if (this.liveOne === undefined) this.liveOne = stream;
+    else (this.liveMore ??= new Map()).set(stream.id, stream);
+  }
+
+  private dropLive(streamId: string): void {
+    if (this.liveOne?.id === streamId) this.liveOne = undefined;
+    else if (this.liveMore?.delete(streamId) && this.liveMore.size === 0) this.liveMore = undefined;
+  }
+
+  private liveStreams(): SseStream[] {
+    const streams = this.liveMore ? [...this.liveMore.values()] : [];
+    if (this.liveOne) streams.unshift(this.liveOne);
+    return streams;
+  }
+
   liveStream(streamId: string): SseStream | undefined {
-    return this.live.get(streamId);
+    const one = this.liveOne;
+    return one !== undefined && one.id === streamId ? one : this.liveMore?.get(streamId);
   }
 
   get hasConnection(): boolean {
     if (this.followers !== undefined && this.followers.size > 0) return true;
-    for (const stream of this.live.values()) if (stream.connected) return true;
+    if (this.liveOne?.connected) return true;
+    if (this.liveMore) for (const stream of this.liveMore.values()) if (stream.connected) return true;
     return false;
   }
 
@@ -196,7 +239,7 @@ export class HttpSession {
 
   /** Closes every connection with a retry hint (shutdown), keeping the streams. */
   closeConnections(retryMs: number): void {
-    for (const stream of this.live.values()) stream.closeConnection(retryMs);
+    for (const stream of this.liveStreams()) stream.closeConnection(retryMs);
   }
 
   /** Whether other instances share this session (this is one copy of it). */
@@ -257,7 +300,7 @@ export class HttpSession {
     this.session.close(endedHere);
     this.endStreams();
     // A shared session's log is dropped by whoever deletes the session (see SessionManager.delete).
-    if (this.store && !this.cluster) void Promise.resolve(this.store.dropSession(this.id)).catch(this.onError);
+    if (this.settings.store && !this.cluster) void Promise.resolve(this.settings.store.dropSession(this.id)).catch(this.settings.onError);
   }
 
   /** Drops this instance's copy of a shared session: its work here stops, the session lives on. */
@@ -267,8 +310,9 @@ export class HttpSession {
   }
 
   private endStreams(): void {
-    for (const stream of [...this.live.values()]) stream.end();
-    this.live.clear();
+    const streams = this.liveStreams();
+    this.liveOne = this.liveMore = undefined;
+    for (const stream of streams) stream.end();
     this.early = undefined;
     this.delivered = undefined;
     for (const stop of [...(this.followers ?? [])]) stop();
@@ -276,26 +320,9 @@ export class HttpSession {
   }
 }
 
-// The outlets are classes rather than object literals with getters: in V8 a getter in an object
-// literal keeps what it closes over alive through minor collections, and a short session was
-// promoted to old space whole.
-
-/** What no request asked for, in a session of this instance alone. */
-class LocalOutlet implements MessageChannel {
-  constructor(private readonly http: HttpSession) {}
-
-  get open(): boolean {
-    return this.http.session.state !== 'closed';
-  }
-
-  get deferred(): boolean {
-    return !this.http.hasStandalone;
-  }
-
-  send(message: JsonRpcMessage): void {
-    this.http.sendUnsolicited(message);
-  }
-}
+// The shared outlet is a class rather than an object literal with getters: in V8 a getter in an
+// object literal keeps what it closes over alive through minor collections, and a short session
+// was promoted to old space whole.
 
 /**
  * What no request asked for, in a session instances share: the session's standalone stream in the

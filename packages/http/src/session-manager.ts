@@ -1,7 +1,7 @@
 import { isMcpxError } from '@mcpx/core';
 import { ClusterUnavailableError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core/stores';
 import { systemClock, type ClusterLink, type McpEngine, type RequestOrigin } from '@mcpx/core/transport';
-import { HttpSession, newSessionId } from './http-session';
+import { HttpSession, newSessionId, type HttpSessionSettings } from './http-session';
 
 /**
  * The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. When other
@@ -17,18 +17,20 @@ export class SessionManager {
   private stopRetirer?: () => void;
   draining = false;
   private readonly cluster?: ClusterLink;
+  private readonly settings: HttpSessionSettings;
 
   constructor(
-    private readonly engine: McpEngine,
+    engine: McpEngine,
     private readonly store: EventStore | undefined,
     private readonly maxSessions: number,
     private readonly idleTimeoutMs: number,
     private readonly onError: (err: unknown) => void,
-    private readonly streamRetentionMs = 30_000,
+    streamRetentionMs = 30_000,
     /** Where idle expiry and stream retention read the time and run their sweeps (tests pass a ManualClock). */
     private readonly clock: Clock = systemClock,
   ) {
     this.cluster = engine.cluster;
+    this.settings = { engine, store, onError, retentionMs: streamRetentionMs, onDelivered: this.onDelivered, clock, sharedRetentionMs: idleTimeoutMs };
     this.cluster?.onSessionEvent(({ type, sessionId }) => {
       const copy = this.sessions.get(sessionId);
       if (!copy) return;
@@ -58,7 +60,7 @@ export class SessionManager {
 
   /** `origin`: the initialize request's (telemetry). */
   create(origin?: RequestOrigin): HttpSession {
-    const session = new HttpSession(this.engine, newSessionId(), this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs, origin);
+    const session = new HttpSession(this.settings, newSessionId(), origin);
     this.sessions.set(session.id, session);
     return session;
   }
@@ -89,7 +91,7 @@ export class SessionManager {
     if (record.owner !== owner) return undefined;
     let copy = this.sessions.get(id);
     if (!copy) {
-      copy = new HttpSession(this.engine, id, this.store, this.onError, this.streamRetentionMs, this.onDelivered, this.clock, this.idleTimeoutMs, origin);
+      copy = new HttpSession(this.settings, id, origin);
       this.sessions.set(id, copy);
     }
     copy.apply(record);

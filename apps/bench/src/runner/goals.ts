@@ -63,6 +63,9 @@ export function checkTargets(medians: Record<string, Figures>, rounds: Record<st
     });
   }
   atMost('RSS per open idle session ≤ 1.2× the raw route’s', m.kbPerSession, raw.kbPerSession, 1.2, 'KB', 2);
+  // The same on the heap: below a KB per session the RSS moves with the pages V8 reuses (it can grow
+  // less than the heap did), and the heap is what a session holds.
+  atMost('heap per open idle session ≤ 1.2× the raw route’s', m.heapKbPerSession, raw.heapKbPerSession, 1.2, 'KB', 2);
   // Judged on the kernel's own peak (VmHWM, reset before the run: no busy event loop can hide a peak
   // from it), where the probe could read it; the 10 ms readings stand in elsewhere and are shown beside.
   const peakOf = (f: Figures) => f.big16HwmRssMB ?? f.big16PeakRssMB;

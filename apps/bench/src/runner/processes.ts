@@ -12,10 +12,15 @@ process.on('exit', () => {
 const BENCH_ROOT = path.resolve(__dirname, '../..');
 const PROBE = path.join(BENCH_ROOT, 'anchors/probe.cjs');
 
+export interface ServerMemory extends NodeJS.MemoryUsage {
+  /** Resident bytes of V8's young generation: empty after the collections, sized by the allocation rate. */
+  young: number;
+}
+
 export interface ServerProcess {
   readonly child: ChildProcess;
-  /** process.memoryUsage() of the server after two full garbage collections. */
-  memory(): Promise<NodeJS.MemoryUsage>;
+  /** process.memoryUsage() of the server after two full garbage collections, and the young generation's resident bytes. */
+  memory(): Promise<ServerMemory>;
   /** CPU time the server has used so far, user + system, in µs. */
   cpu(): Promise<number>;
   /** Starts sampling the server's RSS every 10 ms; resolves once the first reading is taken. */
@@ -52,7 +57,7 @@ export function startProcess(script: string, args: string[], env: NodeJS.Process
   return {
     child,
     stderrTail: () => stderr.trim(),
-    memory: () => ask<NodeJS.MemoryUsage>(child, script, 'memory'),
+    memory: () => ask<ServerMemory>(child, script, 'memory'),
     cpu: async () => {
       const usage = await ask<NodeJS.CpuUsage>(child, script, 'cpu');
       return usage.user + usage.system;

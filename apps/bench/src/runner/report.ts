@@ -1,5 +1,5 @@
 import type { TargetCheck } from './goals';
-import type { Figures, Settings } from './measure';
+import { MEMORY_SLOPE_FACTOR, type Figures, type Settings } from './measure';
 import { TARGETS, type Target } from './targets';
 
 export interface Results {
@@ -67,7 +67,7 @@ const HTTP_ROWS: Row[] = [
   { metric: 'sessionsPerS', label: 'sessions/s (initialize → DELETE)', format: int, higher: true },
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
   { metric: 'listenMs', label: 'time to listen after the spawn, ms (probe preload included)', format: (n) => n.toFixed(0), higher: false },
-  { metric: 'kbPerSession', label: 'KB per open session (RSS)', format: fixed(1), higher: false },
+  { metric: 'kbPerSession', label: 'KB per open session (RSS, young generation out)', format: fixed(1), higher: false },
   { metric: 'heapKbPerSession', label: 'KB per open session (heap)', format: fixed(1), higher: false },
   { metric: 'redisKeysKbPerSession', label: 'KB per open session in Redis (its keys)', format: fixed(1), higher: false },
   { metric: 'redisKbPerSession', label: 'KB per open session in Redis (used_memory)', format: fixed(1), higher: false },
@@ -210,7 +210,7 @@ export function markdown(results: Results, measured: Target[]): string {
     `Node ${machine.node}, ${machine.platform}, ${machine.cpus} × ${machine.cpuModel}. ` +
       `Medians of ${s.rounds} interleaved round${s.rounds > 1 ? 's' : ''}; ${s.callS} s per run; ` +
       `sessions/s on ${s.sessionConnections} connections; big on ${s.bigConnections}, then on ${s.peakConnections} with the RSS sampled every 10 ms (its peak); ` +
-      `memory with ${s.memorySessions} open sessions. Time to listen: from the spawn to the first accepted TCP connection (tried every 5 ms), ` +
+      `memory per session: from ${s.memorySessions} open sessions to ${(1 + MEMORY_SLOPE_FACTOR) * s.memorySessions}, young generation out of the RSS. Time to listen: from the spawn to the first accepted TCP connection (tried every 5 ms), ` +
       `Node’s start and the preload of the probe that reads memory and CPU included (the same for every server).` +
       (results.redis ? ` Redis ${results.redis.version} at ${results.redis.url}.` : '') +
       (results.pinning ? ` ${results.pinning}` : ''),

@@ -7,36 +7,23 @@ import { FewMap } from './few-map';
  * The requests in flight on one session or stream, by id: ids must be unique there while in
  * flight, and `notifications/cancelled` finds a request by its id.
  */
-export class RequestsById implements InFlightScope {
-  private readonly byId = new FewMap<RequestId, LazyAbort>();
-
+// A FewMap itself rather than a holder of one: every session has one, and an object less is 32 bytes less per session.
+export class RequestsById extends FewMap<RequestId, LazyAbort> implements InFlightScope {
   enter(id: RequestId, abort: LazyAbort, cap: number): 'ok' | 'taken' | 'full' {
-    if (this.byId.get(id) !== undefined) return 'taken';
-    if (this.byId.size >= cap) return 'full';
-    this.byId.set(id, abort);
+    if (this.get(id) !== undefined) return 'taken';
+    if (this.size >= cap) return 'full';
+    this.set(id, abort);
     return 'ok';
   }
 
   leave(id: RequestId, abort: LazyAbort): void {
-    if (this.byId.get(id) === abort) this.byId.delete(id);
-  }
-
-  get(id: RequestId): LazyAbort | undefined {
-    return this.byId.get(id);
-  }
-
-  get size(): number {
-    return this.byId.size;
-  }
-
-  values(): IterableIterator<LazyAbort> {
-    return this.byId.values();
+    if (this.get(id) === abort) this.delete(id);
   }
 
   /** Aborts every request with `reason` and forgets them all (the session or stream ended). */
   abortAll(reason: unknown): void {
-    const all = [...this.byId.values()];
-    this.byId.clear();
+    const all = [...this.values()];
+    this.clear();
     for (const abort of all) abort.abort(reason);
   }
 }

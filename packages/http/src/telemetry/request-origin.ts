@@ -18,9 +18,17 @@ export function originOf(request: FastifyRequest): RequestOrigin {
   };
 }
 
-/** The same without the headers: a session's origin, which outlives the request that opened it (its trace context must not become the parent of later requests). */
+let lastPeer: RequestOrigin | undefined;
+
+/**
+ * A session's origin: the client's network, which outlives the request that opened it. Without the
+ * headers (their trace context must not become the parent of later requests) and without the port
+ * (each request records its own): sessions from one address share one object.
+ */
 export function peerOf(origin: RequestOrigin): RequestOrigin {
-  return { transport: origin.transport, httpVersion: origin.httpVersion, clientAddress: origin.clientAddress, clientPort: origin.clientPort };
+  const last = lastPeer;
+  if (last !== undefined && last.clientAddress === origin.clientAddress && last.httpVersion === origin.httpVersion && last.transport === origin.transport) return last;
+  return (lastPeer = Object.freeze({ transport: origin.transport, httpVersion: origin.httpVersion, clientAddress: origin.clientAddress }));
 }
 
 /**

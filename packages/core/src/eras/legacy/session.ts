@@ -24,6 +24,7 @@ import { logNotification, logRefused, sessionLogId } from '../../context/request
 import { CancelledError, errorResponseFor } from '../../context/error-responses';
 import type { EraFront, Inbound, Outcome } from '../../pipeline/era-front';
 import { RequestsById } from '../../pipeline/in-flight';
+import { PendingAnswers } from './pending-answers';
 import { SessionEnv } from './session-env';
 import { answerInputRounds } from '../../context/input-rounds';
 import { InputRequired } from '../../protocol/input-required';
@@ -48,7 +49,6 @@ export type { SessionState } from '../../context/services';
  * the legacy era admits, runs and answers a request.
  */
 export class Session implements RequestHost, EraFront {
-  readonly era = 'legacy' as const;
   state: SessionState = 'new';
   protocolVersion = '';
   clientInfo?: Implementation;
@@ -61,22 +61,18 @@ export class Session implements RequestHost, EraFront {
   /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
   principal?: Principal;
   private ownLogger?: Logger;
-  /** Where no request asked for: the transport's outlet, its messages logged at debug. */
-  readonly outlet: MessageChannel;
-  /** The `session` field of the request log: the id the client holds (none in stateless HTTP, where it holds none). */
-  private readonly logId: string | undefined;
+  /** The transport's outlet, as given. */
+  private readonly rawOutlet: MessageChannel;
+  private loggedOutlet?: MessageChannel;
   /** Its requests in flight, by id: the in-flight bound of admission, and what notifications/cancelled finds. */
   readonly inFlight = new RequestsById();
   /** Requests this server sent the client, waiting for its answer. */
-  private awaiting?: Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (err: Error) => void }>;
-  private nextOutgoingId = 1;
+  private asked?: PendingAnswers;
   private clientLogger?: McpLogger;
   /** Set when other instances share this session: its changes are written through it. */
   sync?: SessionSync;
   /** Where the session's client is (HTTP, stdio): its requests' telemetry records it unless a request brings its own. */
   origin?: RequestOrigin;
-  /** `mcp.session.id` in telemetry: the id as logs show it (none in stateless HTTP and over stdio, which hold no session id). */
-  readonly telemetryId: string | undefined;
   /** When the session opened (ms since the epoch); a copy of a shared session takes the record's. */
   openedAt = Date.now();
 
@@ -91,11 +87,34 @@ export class Session implements RequestHost, EraFront {
     readonly stateless = false,
   ) {
     this.logLevel = engine.options.clientLogLevel;
-    this.logId = stateless ? undefined : sessionLogId(id);
-    this.telemetryId = id === 'stdio' ? undefined : this.logId;
     if (!stateless) engine.telemetry.sessionOpened();
-    // A stateless session's outlet reaches no one: nothing to log there.
-    this.outlet = stateless ? outlet : loggedChannel(outlet, this.messageLog(engine.logger));
+    this.rawOutlet = outlet;
+  }
+
+  get era(): 'legacy' {
+    return 'legacy';
+  }
+
+  /**
+   * The `session` field of the request log: the id the client holds (none in stateless HTTP, where
+   * it holds none). Cut when a line is written rather than held: most sessions log nothing of their own.
+   */
+  private get logId(): string | undefined {
+    return this.stateless ? undefined : sessionLogId(this.id);
+  }
+
+  /** `mcp.session.id` in telemetry: the id as logs show it (none in stateless HTTP and over stdio, which hold no session id). */
+  get telemetryId(): string | undefined {
+    return this.id === 'stdio' ? undefined : this.logId;
+  }
+
+  /**
+   * Where what no request asked for goes: the transport's outlet, its messages logged at debug.
+   * Wrapped on first use: most sessions never send such a message. A stateless session's outlet
+   * reaches no one: nothing to log there.
+   */
+  get outlet(): MessageChannel {
+    return this.stateless ? this.rawOutlet : (this.loggedOutlet ??= loggedChannel(this.rawOutlet, this.messageLog(this.engine.logger)));
   }
 
   /** The framework's logger for its lines (with its id as `session`, except in stateless HTTP); made on first use, as the maps are: an idle session holds none. */
@@ -293,66 +312,17 @@ export class Session implements RequestHost, EraFront {
    */
   handleResponse(response: JsonRpcResponse, routed = false): void {
     if (this.engine.logger.isLevelEnabled('debug')) logMessage(this.messageLog(this.engine.logger), 'in', response);
-    const waiting = response.id === undefined ? undefined : this.awaiting?.get(response.id);
-    if (!waiting) {
-      const cluster = this.engine.cluster;
-      const asker = typeof response.id === 'string' ? streamWriter(response.id) : undefined;
-      if (!routed && cluster && asker !== undefined && asker !== cluster.instanceId) return cluster.routeAnswer(this, asker, response);
-      this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
-      return;
-    }
-    this.awaiting?.delete(response.id!);
-    if ('error' in response) waiting.reject(new McpError(response.error.code, response.error.message, response.error.data));
-    else waiting.resolve(response.result);
+    if (this.asked?.answer(response)) return;
+    const cluster = this.engine.cluster;
+    const asker = typeof response.id === 'string' ? streamWriter(response.id) : undefined;
+    if (!routed && cluster && asker !== undefined && asker !== cluster.instanceId) return cluster.routeAnswer(this, asker, response);
+    this.logger.debug({ id: response.id }, 'response to no pending request; ignored');
   }
 
-  /**
-   * Sends the client a request on `channel` and resolves with its result. A client error becomes
-   * a thrown McpError with its code and message; no answer within `timeoutMs` is -32001; an abort
-   * of `signal` rejects with its reason. Either way the client is told to stop (notifications/cancelled).
-   */
+  /** Sends the client a request on `channel` and resolves with its result (see PendingAnswers.ask). */
   request(method: string, params: Record<string, unknown>, channel: MessageChannel, options: AskOptions = {}): Promise<Record<string, unknown>> {
     if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.InvalidRequest, `Cannot send ${method}: the session is closed`));
-    const { signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    // Ids name this instance when others share the session, so the answer finds its way back here.
-    const n = this.nextOutgoingId++;
-    const id: RequestId = this.engine.cluster ? `${this.engine.cluster.instanceId}.${n}` : n;
-    options.onSent?.(id);
-    const timeoutMs = options.timeoutMs ?? this.engine.options.clientRequestTimeoutMs;
-    return new Promise((resolve, reject) => {
-      const cancel = (reason: string) => {
-        if (this.state !== 'closed') channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
-      };
-      const settle = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.awaiting?.delete(id);
-      };
-      const onAbort = () => {
-        settle();
-        cancel('The server no longer needs this result');
-        reject(signal!.reason);
-      };
-      const timer = setTimeout(() => {
-        settle();
-        cancel(`No answer within ${timeoutMs} ms`);
-        reject(new McpError(ErrorCode.RequestTimeout, `${method} got no answer from the client within ${timeoutMs} ms`));
-      }, timeoutMs);
-      timer.unref?.();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      (this.awaiting ??= new Map()).set(id, {
-        resolve: (result: Record<string, unknown>) => {
-          settle();
-          resolve(result);
-        },
-        reject: (err: Error) => {
-          settle();
-          reject(err);
-        },
-      });
-      channel.send({ jsonrpc: '2.0', id, method, params });
-    });
+    return (this.asked ??= new PendingAnswers(this, this.engine.cluster?.instanceId, this.engine.options.clientRequestTimeoutMs)).ask(method, params, channel, options);
   }
 
   /** Sends a notification tied to no request. */
@@ -386,7 +356,7 @@ export class Session implements RequestHost, EraFront {
   private end(reason: string): void {
     this.state = 'closed';
     this.inFlight.abortAll(new CancelledError(reason));
-    for (const waiting of [...(this.awaiting?.values() ?? [])]) waiting.reject(new McpError(ErrorCode.InvalidRequest, 'The session closed before the client answered'));
+    this.asked?.abandonAll();
   }
 
   get requestsInFlight(): number {

@@ -5,6 +5,14 @@ import type { Answers, LegacyResults } from '../../../handlers/method-types';
 import { objectParam, stringParam } from '../../../context/params';
 import type { Session } from '../session';
 
+/** The capabilities of a client that declares none: one object for every such session rather than each request's own. */
+const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
+
+function declaresNone(capabilities: Record<string, unknown>): boolean {
+  for (const key in capabilities) if (Object.hasOwn(capabilities, key)) return false;
+  return true;
+}
+
 /** initialize: negotiates the version (the client's if we speak it, else our latest) and capabilities. */
 export const initialize: Answers<LegacyResults['initialize']> = (params, ctx) => {
   const session = ctx.session as Session;
@@ -19,7 +27,7 @@ export const initialize: Answers<LegacyResults['initialize']> = (params, ctx) =>
   const engine = session.engine;
   // The server's own copy of the version string: a session holds no string of the request's.
   session.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.find((v) => v === requested) ?? LATEST_PROTOCOL_VERSION;
-  session.clientCapabilities = capabilities as ClientCapabilities;
+  session.clientCapabilities = declaresNone(capabilities) ? NO_CAPABILITIES : (capabilities as ClientCapabilities);
   session.clientInfo = clientInfo as unknown as Implementation;
   session.serverCapabilities = engine.capabilities({ unsolicited: session.unsolicited });
   session.state = 'initializing';
