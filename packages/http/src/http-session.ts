@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Session } from '@mcpx/core';
 import { type Clock, type EventStore, type SessionRecord, type SharedEventLog } from '@mcpx/core/stores';
-import { encodeMessage, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
+import { encodeMessage, FewMap, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';
 import { peerOf } from './telemetry/request-origin';
@@ -55,9 +55,8 @@ export class HttpSession implements MessageChannel {
   lastActivity: number;
   /** The principal the session was created by (auth on): requests of anyone else get 404. */
   owner?: string;
-  /** The live streams: the one of the common case held inline (its key is its own id), a map only while there are more. */
-  private liveOne?: SseStream;
-  private liveMore?: Map<string, SseStream>;
+  /** Its live streams, made with the first: a session that never streamed (initialize is answered as JSON) holds none. */
+  private live?: FewMap<string, SseStream>;
   private nextStream = 1;
   private standalone?: SseStream;
   private early?: JsonRpcMessage[];
@@ -106,27 +105,19 @@ export class HttpSession implements MessageChannel {
     return this.session.state !== 'closed';
   }
 
+  /** Until the client opens the standalone stream, what no request asked for is held. */
   get deferred(): boolean {
     return this.standalone === undefined;
   }
 
+  /** A message no request asked for: on the standalone stream, or held (up to a bound) until the client opens it. */
   send(message: JsonRpcMessage): void {
-    this.sendUnsolicited(message);
+    if (this.standalone) this.standalone.send(message);
+    else if ((this.early ??= []).length < MAX_EARLY_MESSAGES) this.early.push(message);
   }
 
   get id(): string {
     return this.session.id;
-  }
-
-  /** Whether the client opened the standalone stream: until it does, what no request asked for is held. */
-  get hasStandalone(): boolean {
-    return this.standalone !== undefined;
-  }
-
-  /** A message no request asked for: on the standalone stream, or held (up to a bound) until the client opens it. */
-  sendUnsolicited(message: JsonRpcMessage): void {
-    if (this.standalone) this.standalone.send(message);
-    else if ((this.early ??= []).length < MAX_EARLY_MESSAGES) this.early.push(message);
   }
 
   touch(): void {
@@ -144,20 +135,20 @@ export class HttpSession implements MessageChannel {
       const ended = {
         streamEnded: (ending: SseStream, deliveredInFull: boolean) => {
           log.end(deliveredInFull ? this.settings.retentionMs : this.settings.sharedRetentionMs, deliveredInFull);
-          this.dropLive(ending.id);
+          this.live?.delete(ending.id);
         },
       };
       stream = new SseStream(id, this.id, log, this.settings.onError, ended, 1);
     } else {
       stream = new SseStream(String(this.nextStream++), this.id, this.settings.store, this.settings.onError, this);
     }
-    this.addLive(stream);
+    (this.live ??= new FewMap()).set(stream.id, stream);
     return stream;
   }
 
   /** A request stream of this session ended (SseStream's owner). */
   streamEnded(stream: SseStream, deliveredInFull: boolean): void {
-    this.dropLive(stream.id);
+    this.live?.delete(stream.id);
     // A delivered stream stays resumable for a grace period (a socket can die unnoticed), then the
     // store forgets it instead of holding whole responses for the session's life. One queue per
     // session, swept by the manager: no timer per request, and nothing outlives the session.
@@ -196,7 +187,7 @@ export class HttpSession implements MessageChannel {
   standaloneStream(): SseStream {
     if (!this.standalone) {
       this.standalone = new SseStream(STANDALONE, this.id, this.settings.store, this.settings.onError);
-      this.addLive(this.standalone);
+      (this.live ??= new FewMap()).set(STANDALONE, this.standalone);
       const early = this.early;
       this.early = undefined;
       if (early) queueMicrotask(() => early.forEach((m) => this.standalone?.send(m)));
@@ -204,31 +195,13 @@ export class HttpSession implements MessageChannel {
     return this.standalone;
   }
 
-  private addLive(stream: SseStream): void {
-    if (this.liveOne === undefined) this.liveOne = stream;
-    else (this.liveMore ??= new Map()).set(stream.id, stream);
-  }
-
-  private dropLive(streamId: string): void {
-    if (this.liveOne?.id === streamId) this.liveOne = undefined;
-    else if (this.liveMore?.delete(streamId) && this.liveMore.size === 0) this.liveMore = undefined;
-  }
-
-  private liveStreams(): SseStream[] {
-    const streams = this.liveMore ? [...this.liveMore.values()] : [];
-    if (this.liveOne) streams.unshift(this.liveOne);
-    return streams;
-  }
-
   liveStream(streamId: string): SseStream | undefined {
-    const one = this.liveOne;
-    return one !== undefined && one.id === streamId ? one : this.liveMore?.get(streamId);
+    return this.live?.get(streamId);
   }
 
   get hasConnection(): boolean {
     if (this.followers !== undefined && this.followers.size > 0) return true;
-    if (this.liveOne?.connected) return true;
-    if (this.liveMore) for (const stream of this.liveMore.values()) if (stream.connected) return true;
+    if (this.live) for (const stream of this.live.values()) if (stream.connected) return true;
     return false;
   }
 
@@ -239,7 +212,7 @@ export class HttpSession implements MessageChannel {
 
   /** Closes every connection with a retry hint (shutdown), keeping the streams. */
   closeConnections(retryMs: number): void {
-    for (const stream of this.liveStreams()) stream.closeConnection(retryMs);
+    if (this.live) for (const stream of this.live.values()) stream.closeConnection(retryMs);
   }
 
   /** Whether other instances share this session (this is one copy of it). */
@@ -310,8 +283,8 @@ export class HttpSession implements MessageChannel {
   }
 
   private endStreams(): void {
-    const streams = this.liveStreams();
-    this.liveOne = this.liveMore = undefined;
+    const streams = this.live ? [...this.live.values()] : [];
+    this.live = undefined;
     for (const stream of streams) stream.end();
     this.early = undefined;
     this.delivered = undefined;
