@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { measure, type Figures, type Settings } from './runner/measure';
+import { measure, removeCompileCaches, type Figures, type Settings } from './runner/measure';
 import { checkTargets } from './runner/goals';
 import { pinRunner, RUNNER_CPU, SERVER_CPU } from './runner/pinning';
 import { floorRatiosOf, markdown, ratiosOf, type Results } from './runner/report';
@@ -151,6 +151,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await redis?.close();
+    removeCompileCaches();
   }
 
   const medians: Record<string, Figures> = {};

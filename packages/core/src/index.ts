@@ -1,3 +1,6 @@
+// First, so that what loads after it (the core itself, class-validator, Fastify, the user's own
+// modules) compiles from the cache an earlier start wrote: startup/compile-cache.ts.
+import './startup/enable';
 import 'reflect-metadata';
 
 // '@mcpx/core': what a server author uses. The rest is on subpaths by audience:

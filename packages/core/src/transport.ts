@@ -53,6 +53,7 @@ export { FewMap } from './pipeline/few-map';
 export { STDIO_ORIGIN, type RequestOrigin } from './telemetry/origin';
 export { startOtelFor, type OtelHandle } from './engine/start-otel';
 export { envFlag } from './env-flag';
+export { compileCacheStatus, type CompileCacheStatus } from './startup/compile-cache';
 
 // Options: each transport refuses a key it does not know (the engine's and its own; UnknownOptionError is in '@mcpx/core')
 export { ENGINE_OPTION_KEYS } from './engine/engine-option-keys';

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import pino, { type Logger } from 'pino';
 import { createEngine, type Servable } from '@mcpx/core';
 import { getServerOptions } from '@mcpx/core/registry';
-import { McpEngine, checkOptions, envFlag, optionKeys } from '@mcpx/core/transport';
+import { McpEngine, checkOptions, compileCacheStatus, envFlag, optionKeys } from '@mcpx/core/transport';
 import { HTTP_OPTION_KEYS, type McpHttpOptions } from './options';
 import { mcpx, registerHealthRoutes, type McpEndpointHandle } from './plugin';
 import { registerProtectedResourceMetadata } from './auth/metadata';
@@ -145,6 +145,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     process.once('SIGINT', onSignal);
   }
   logger.info(metricsUrl ? { url, metricsUrl } : { url }, 'serving MCP over Streamable HTTP');
+  if (logger.isLevelEnabled('debug')) logger.debug({ compileCache: compileCacheStatus() }, 'compile cache');
   return { url, app, engine, endpoint, metricsUrl, close, closed };
 }
 

@@ -6,7 +6,7 @@ import { LineWriter } from './line-writer';
 import { PROGRESS_PING_TIMEOUT_MS, ProgressBarrier } from './progress-barrier';
 import { ProgressGap } from './progress-gap';
 import { ProgressChannel } from './progress-channel';
-import { ENGINE_OPTION_KEYS, checkOptions, envFlag, optionKeys, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
+import { ENGINE_OPTION_KEYS, checkOptions, compileCacheStatus, envFlag, optionKeys, startOtelFor, type OtelHandle } from '@mcpx/core/transport';
 import { redirectStdout } from './guard-stdout';
 
 export interface StdioOptions extends EngineOptions {
@@ -229,5 +229,6 @@ export function serveStdio(target: Servable, options: StdioOptions = {}): StdioS
   }
 
   session.logger.info('serving over stdio');
+  if (session.logger.isLevelEnabled('debug')) session.logger.debug({ compileCache: compileCacheStatus() }, 'compile cache');
   return { closed, close };
 }

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { closeSessions, openSessions, sessionCycles, toolCalls, type CallLoad } from './http-load';
 import { checkPinned, onServerCpu } from './pinning';
 import { freePort, startProcess, waitForPort } from './processes';
@@ -39,6 +42,23 @@ function checked(target: Target, what: string, load: Checked): void {
 }
 
 const kb = (bytes: number) => bytes / 1024;
+
+let cacheRoot: string | undefined;
+/**
+ * An empty compile cache directory (`MCPX_COMPILE_CACHE`) for one target in one round. Its first
+ * start (the cold one) compiles from source and writes the cache as it stops; the measured start
+ * after it reads that cache, as a server's second start on a machine does. Other servers ignore it.
+ */
+function freshCompileCache(): string {
+  cacheRoot ??= fs.mkdtempSync(path.join(os.tmpdir(), 'mcpx-bench-cache-'));
+  return fs.mkdtempSync(path.join(cacheRoot, 'start-'));
+}
+
+/** Removes every compile cache the run made. */
+export function removeCompileCaches(): void {
+  if (cacheRoot) fs.rmSync(cacheRoot, { recursive: true, force: true });
+  cacheRoot = undefined;
+}
 /** Sessions opened between the two memory readings, per `memorySessions` open at the first. */
 export const MEMORY_SLOPE_FACTOR = 5;
 
@@ -70,18 +90,20 @@ interface RedisUse {
 }
 
 async function measureHttp(target: Target, s: Settings, progress: (line: string) => void, shared?: RedisUse): Promise<Figures> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { PORT: String(port) };
+  const env: NodeJS.ProcessEnv = { MCPX_COMPILE_CACHE: freshCompileCache() };
   if (shared) Object.assign(env, { MCPX_BENCH_REDIS_URL: shared.redis.url, MCPX_BENCH_REDIS_PREFIX: shared.prefix });
+  const figures: Figures = {};
+  figures.listenColdMs = await listenOnce(target, s, env);
+  const port = await freePort();
+  env.PORT = String(port);
   // Time to listen: from right before the spawn to the first connection the server accepts. It
   // includes Node's start and the probe's preload (the same for every server; under --pin, taskset's exec too).
   const spawnedAt = performance.now();
   const server = startProcess(target.script, target.args, env, false, s.pin);
-  const figures: Figures = {};
   try {
     figures.listenMs = (await waitForPort(port, server)) - spawnedAt;
     if (s.pin) checkPinned(server.child.pid!, target.label);
-    progress(`  ${target.label}: listening ${figures.listenMs.toFixed(0)} ms after the spawn`);
+    progress(`  ${target.label}: listening ${figures.listenMs.toFixed(0)} ms after the spawn (${figures.listenColdMs.toFixed(0)} ms with an empty compile cache)`);
     const url = `http://127.0.0.1:${port}/mcp`;
     figures.idleRssKB = kb((await server.memory()).rss);
 
@@ -198,19 +220,45 @@ async function redisMemory({ redis, prefix }: RedisUse): Promise<{ used: number;
   return { used: reading.usedMemory, keys };
 }
 
+/** A start and stop of the server, for its time to listen alone. */
+async function listenOnce(target: Target, s: Settings, env: NodeJS.ProcessEnv): Promise<number> {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const server = startProcess(target.script, target.args, { ...env, PORT: String(port) }, false, s.pin);
+  try {
+    return (await waitForPort(port, server)) - spawnedAt;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Spawns a stdio server and waits for its first answer (initialize; 2026-07-28: server/discover), timed from right before the spawn. */
+async function startStdio(target: Target, s: Settings, env: NodeJS.ProcessEnv) {
+  const spawnedAt = performance.now();
+  const server = startProcess(target.script, target.args, env, true, s.pin);
+  const peer = new StdioPeer(server.child, target.modern === true);
+  const exited = new Promise<never>((_, reject) => server.child.once('exit', (code) => reject(new Error(`${target.label} exited with ${code}: ${server.stderrTail()}`))));
+  exited.catch(() => undefined);
+  try {
+    await Promise.race([peer.initialize(), exited]);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return { server, peer, exited, firstAnswerMs: performance.now() - spawnedAt };
+}
+
 async function measureStdio(target: Target, s: Settings, progress: (line: string) => void): Promise<Figures> {
   // The floor a stdio server's start is held against, measured just before it: a bare Node process's first output.
   const nodeStartMs = await bareNodeStart(s.pin);
-  // Time to first answer: from the spawn to the answer of the first request (initialize; 2026-07-28: server/discover).
-  const spawnedAt = performance.now();
-  const server = startProcess(target.script, target.args, {}, true, s.pin);
+  const env: NodeJS.ProcessEnv = { MCPX_COMPILE_CACHE: freshCompileCache() };
   const figures: Figures = {};
+  const cold = await startStdio(target, s, env);
+  figures.stdioFirstAnswerColdMs = cold.firstAnswerMs;
+  await cold.server.stop();
+  const { server, peer, exited, firstAnswerMs } = await startStdio(target, s, env);
   try {
-    const peer = new StdioPeer(server.child, target.modern === true);
-    const exited = new Promise<never>((_, reject) => server.child.once('exit', (code) => reject(new Error(`${target.label} exited with ${code}: ${server.stderrTail()}`))));
-    exited.catch(() => undefined);
-    await Promise.race([peer.initialize(), exited]);
-    figures.stdioFirstAnswerMs = performance.now() - spawnedAt;
+    figures.stdioFirstAnswerMs = firstAnswerMs;
     if (s.pin) checkPinned(server.child.pid!, target.label);
     figures.nodeStartMs = nodeStartMs;
     figures.idleRssKB = kb((await server.memory()).rss);
@@ -222,7 +270,7 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
     figures.stdioSerialRps = serial.rps;
     figures.stdioPipelinedRps = pipelined.rps;
     progress(
-      `  ${target.label}: first answer ${Math.round(figures.stdioFirstAnswerMs)} ms after the spawn; ${Math.round(serial.rps)} round trips/s serial, ${Math.round(pipelined.rps)} with ${s.stdioInFlight} in flight`,
+      `  ${target.label}: first answer ${Math.round(figures.stdioFirstAnswerMs)} ms after the spawn (${Math.round(figures.stdioFirstAnswerColdMs)} ms with an empty compile cache); ${Math.round(serial.rps)} round trips/s serial, ${Math.round(pipelined.rps)} with ${s.stdioInFlight} in flight`,
     );
     return figures;
   } finally {

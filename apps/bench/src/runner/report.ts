@@ -67,6 +67,7 @@ const HTTP_ROWS: Row[] = [
   { metric: 'sessionsPerS', label: 'sessions/s (initialize → DELETE)', format: int, higher: true },
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
   { metric: 'listenMs', label: 'time to listen after the spawn, ms (probe preload included)', format: (n) => n.toFixed(0), higher: false },
+  { metric: 'listenColdMs', label: 'the same, first start (empty compile cache), ms', format: (n) => n.toFixed(0), higher: false },
   { metric: 'kbPerSession', label: 'KB per open session (RSS, young generation out)', format: fixed(1), higher: false },
   { metric: 'heapKbPerSession', label: 'KB per open session (heap)', format: fixed(1), higher: false },
   { metric: 'redisKeysKbPerSession', label: 'KB per open session in Redis (its keys)', format: fixed(1), higher: false },
@@ -77,6 +78,7 @@ const STDIO_ROWS: Row[] = [
   { metric: 'stdioSerialRps', label: 'echo round trips/s, serial', format: int, higher: true },
   { metric: 'stdioPipelinedRps', label: 'echo round trips/s, 64 in flight', format: int, higher: true },
   { metric: 'stdioFirstAnswerMs', label: 'first answer after the spawn, ms', format: (n) => n.toFixed(0), higher: false },
+  { metric: 'stdioFirstAnswerColdMs', label: 'the same, first start (empty compile cache), ms', format: (n) => n.toFixed(0), higher: false },
   { metric: 'nodeStartMs', label: 'a bare `node -e` start, ms (measured just before)', format: (n) => n.toFixed(0), higher: false },
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
 ];
