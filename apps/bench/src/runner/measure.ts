@@ -46,8 +46,9 @@ const kb = (bytes: number) => bytes / 1024;
 let cacheRoot: string | undefined;
 /**
  * An empty compile cache directory (`MCPX_COMPILE_CACHE`) for one target in one round. Its first
- * start (the cold one) compiles from source and writes the cache as it stops; the measured start
- * after it reads that cache, as a server's second start on a machine does. Other servers ignore it.
+ * start compiles from source and writes the cache as it stops; the second compiles from that cache
+ * and completes it as it stops; the measured start after them reads the completed cache, as every
+ * later start of a server on one machine does. Other servers ignore it.
  */
 function freshCompileCache(): string {
   cacheRoot ??= fs.mkdtempSync(path.join(os.tmpdir(), 'mcpx-bench-cache-'));
@@ -93,7 +94,9 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
   const env: NodeJS.ProcessEnv = { MCPX_COMPILE_CACHE: freshCompileCache() };
   if (shared) Object.assign(env, { MCPX_BENCH_REDIS_URL: shared.redis.url, MCPX_BENCH_REDIS_PREFIX: shared.prefix });
   const figures: Figures = {};
+  // Three starts on one compile cache: empty, then as the first start left it, then as the second completed it.
   figures.listenColdMs = await listenOnce(target, s, env);
+  figures.listenSecondMs = await listenOnce(target, s, env);
   const port = await freePort();
   env.PORT = String(port);
   // Time to listen: from right before the spawn to the first connection the server accepts. It
@@ -103,7 +106,9 @@ async function measureHttp(target: Target, s: Settings, progress: (line: string)
   try {
     figures.listenMs = (await waitForPort(port, server)) - spawnedAt;
     if (s.pin) checkPinned(server.child.pid!, target.label);
-    progress(`  ${target.label}: listening ${figures.listenMs.toFixed(0)} ms after the spawn (${figures.listenColdMs.toFixed(0)} ms with an empty compile cache)`);
+    progress(
+      `  ${target.label}: listening ${figures.listenMs.toFixed(0)} ms after the spawn (${figures.listenColdMs.toFixed(0)} ms with an empty compile cache, ${figures.listenSecondMs.toFixed(0)} on the second start)`,
+    );
     const url = `http://127.0.0.1:${port}/mcp`;
     figures.idleRssKB = kb((await server.memory()).rss);
 
@@ -253,9 +258,12 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
   const nodeStartMs = await bareNodeStart(s.pin);
   const env: NodeJS.ProcessEnv = { MCPX_COMPILE_CACHE: freshCompileCache() };
   const figures: Figures = {};
-  const cold = await startStdio(target, s, env);
-  figures.stdioFirstAnswerColdMs = cold.firstAnswerMs;
-  await cold.server.stop();
+  // As over HTTP: the measured start is the third on its compile cache.
+  for (const metric of ['stdioFirstAnswerColdMs', 'stdioFirstAnswerSecondMs'] as const) {
+    const earlier = await startStdio(target, s, env);
+    figures[metric] = earlier.firstAnswerMs;
+    await earlier.server.stop();
+  }
   const { server, peer, exited, firstAnswerMs } = await startStdio(target, s, env);
   try {
     figures.stdioFirstAnswerMs = firstAnswerMs;
@@ -270,7 +278,7 @@ async function measureStdio(target: Target, s: Settings, progress: (line: string
     figures.stdioSerialRps = serial.rps;
     figures.stdioPipelinedRps = pipelined.rps;
     progress(
-      `  ${target.label}: first answer ${Math.round(figures.stdioFirstAnswerMs)} ms after the spawn (${Math.round(figures.stdioFirstAnswerColdMs)} ms with an empty compile cache); ${Math.round(serial.rps)} round trips/s serial, ${Math.round(pipelined.rps)} with ${s.stdioInFlight} in flight`,
+      `  ${target.label}: first answer ${Math.round(figures.stdioFirstAnswerMs)} ms after the spawn (${Math.round(figures.stdioFirstAnswerColdMs)} ms with an empty compile cache, ${Math.round(figures.stdioFirstAnswerSecondMs)} on the second start); ${Math.round(serial.rps)} round trips/s serial, ${Math.round(pipelined.rps)} with ${s.stdioInFlight} in flight`,
     );
     return figures;
   } finally {

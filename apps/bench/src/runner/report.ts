@@ -68,6 +68,7 @@ const HTTP_ROWS: Row[] = [
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
   { metric: 'listenMs', label: 'time to listen after the spawn, ms (probe preload included)', format: (n) => n.toFixed(0), higher: false },
   { metric: 'listenColdMs', label: 'the same, first start (empty compile cache), ms', format: (n) => n.toFixed(0), higher: false },
+  { metric: 'listenSecondMs', label: 'the same, second start (the cache the first made), ms', format: (n) => n.toFixed(0), higher: false },
   { metric: 'kbPerSession', label: 'KB per open session (RSS, young generation out)', format: fixed(1), higher: false },
   { metric: 'heapKbPerSession', label: 'KB per open session (heap)', format: fixed(1), higher: false },
   { metric: 'redisKeysKbPerSession', label: 'KB per open session in Redis (its keys)', format: fixed(1), higher: false },
@@ -79,6 +80,7 @@ const STDIO_ROWS: Row[] = [
   { metric: 'stdioPipelinedRps', label: 'echo round trips/s, 64 in flight', format: int, higher: true },
   { metric: 'stdioFirstAnswerMs', label: 'first answer after the spawn, ms', format: (n) => n.toFixed(0), higher: false },
   { metric: 'stdioFirstAnswerColdMs', label: 'the same, first start (empty compile cache), ms', format: (n) => n.toFixed(0), higher: false },
+  { metric: 'stdioFirstAnswerSecondMs', label: 'the same, second start (the cache the first made), ms', format: (n) => n.toFixed(0), higher: false },
   { metric: 'nodeStartMs', label: 'a bare `node -e` start, ms (measured just before)', format: (n) => n.toFixed(0), higher: false },
   { metric: 'idleRssKB', label: 'RSS idle, MB', format: (n) => (n / 1024).toFixed(1), higher: false },
 ];

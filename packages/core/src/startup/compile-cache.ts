@@ -8,8 +8,8 @@ import { installCodeCache, type CodeCacheCounts } from './code-cache';
  * The compile cache: modules loaded after `@mcpx/core` are compiled from V8 code cached on disk by
  * an earlier start of the same program, instead of from their source. Compiling is the largest part
  * of a server's start (about 80 of 290 ms to listen for the benchmark server on Node 20); with the
- * cache a later start spends a fraction of it. The first start compiles from source, somewhat
- * slower than with no cache at all (docs/performance.md says by how much), and writes the cache.
+ * cache a later start spends a fraction of it. The first start compiles from source as it would
+ * with no cache, and makes the cache after it; the second completes it (code-cache.ts says how).
  *
  * On Node 22.1 and later this is Node's own compile cache (`module.enableCompileCache`). On Node 20,
  * which has none, mcpx caches CommonJS modules itself (code-cache.ts).
@@ -25,7 +25,7 @@ export interface CompileCacheStatus {
   directory?: string;
   /** Why it is off, when it is. */
   reason?: string;
-  /** mcpx's own cache only: modules compiled from the cache, and from source. */
+  /** mcpx's own cache only: modules compiled from the cache and from source, caches completed, files written. */
   counts?: CodeCacheCounts;
 }
 
