@@ -1,4 +1,4 @@
-import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestedParamHeaders } from './modern-headers';
 
@@ -145,6 +145,8 @@ export async function registerCors(app: FastifyInstance, cors: ResolvedCorsOptio
   const notPreflight: FastifyCorsOptions = { ...common, preflight: false };
   // No CORS at all: no Origin (native clients), an origin not in the list, or a route CORS is not for.
   const off: FastifyCorsOptions = { origin: false };
+  // Loaded here, not with this module: most servers turn CORS off, and their start need not load it.
+  const { default: fastifyCors } = require('@fastify/cors') as typeof import('@fastify/cors');
   await app.register(fastifyCors, {
     hook: 'onRequest',
     delegator: (request: FastifyRequest, callback: (error: Error | null, options?: FastifyCorsOptions) => void) => {

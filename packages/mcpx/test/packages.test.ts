@@ -37,6 +37,8 @@ const read = <T>(file: string): T => JSON.parse(readFileSync(join(ROOT, file), '
 const workspaces = read<{ workspaces: string[] }>('package.json').workspaces.map((dir) => ({ dir, manifest: read<Manifest>(`${dir}/package.json`) }));
 const publics = workspaces.filter((w) => !w.manifest.private);
 const isTypeScript = (dir: string) => existsSync(join(ROOT, dir, 'tsconfig.json'));
+/** The packages a server loads as it starts, each served from one file (scripts/bundle.mjs). */
+const BUNDLED = ['@mcpx/core', '@mcpx/http', '@mcpx/stdio'];
 
 describe('the workspace packages', () => {
   it('publishes exactly the framework packages and the mcpx command; the apps stay private', () => {
@@ -74,9 +76,12 @@ describe('the workspace packages', () => {
     expect(readFileSync(join(ROOT, dir, 'README.md'), 'utf8')).toMatch(new RegExp(`^# ${manifest.name.replace('/', '\\/')}\\n`));
     if (isTypeScript(dir)) {
       // Built by `npm publish` / `npm pack` themselves, and importable from CommonJS and ESM alike.
-      expect(manifest.scripts?.prepack).toBe('tsc -b tsconfig.json');
-      expect(manifest).toMatchObject({ main: './dist/index.js', types: './dist/index.d.ts' });
-      expect(manifest.exports?.['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+      // A bundled package's entries are the bundle's; its types stay tsc's.
+      const bundled = BUNDLED.includes(manifest.name);
+      const main = bundled ? './dist/bundle/index.js' : './dist/index.js';
+      expect(manifest.scripts?.prepack).toBe(bundled ? 'tsc -b tsconfig.json && node ../../scripts/bundle.mjs' : 'tsc -b tsconfig.json');
+      expect(manifest).toMatchObject({ main, types: './dist/index.d.ts' });
+      expect(manifest.exports?.['.']).toEqual({ types: './dist/index.d.ts', default: main });
       expect(manifest.exports?.['./package.json']).toBe('./package.json');
     }
   });
@@ -114,11 +119,19 @@ describe('the tarballs (npm pack --dry-run)', () => {
   });
 
   it.each(PUBLIC.filter((n) => n !== 'mcpx'))('%s ships dist/index.js with its types, and only what its sources compile to', (name) => {
-    const { dir } = publics.find((w) => w.manifest.name === name)!;
+    const { dir, manifest } = publics.find((w) => w.manifest.name === name)!;
     const files = packed.get(name)!;
     expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts']));
     const fromSources = (f: string) => existsSync(join(ROOT, dir, f.replace(/^dist\//, 'src/').replace(/(\.d\.ts|\.js)$/, '.ts')));
-    const compiled = files.filter((f) => f.startsWith('dist/'));
+    // A bundled package also ships the bundle, its loader and every entry the manifest serves from it.
+    const bundle = files.filter((f) => f.startsWith('dist/bundle/'));
+    if (BUNDLED.includes(name)) {
+      const entries = Object.values(manifest.exports!).flatMap((e) => (typeof e === 'object' ? [(e as { default: string }).default.slice(2)] : []));
+      expect(bundle.sort()).toEqual(['dist/bundle/all.js', 'dist/bundle/load.js', ...entries.filter((e) => e.startsWith('dist/bundle/'))].sort());
+    } else {
+      expect(bundle).toEqual([]);
+    }
+    const compiled = files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/'));
     expect(compiled.filter((f) => !fromSources(f))).toEqual([]);
     expect(
       compiled
