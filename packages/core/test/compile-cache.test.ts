@@ -166,6 +166,33 @@ if (typeof (require('node:module') as { enableCompileCache?: unknown }).enableCo
     expectUnchanged(after, 43);
   });
 
+  it('hashes a long module a slice at a time, and still tells a changed one of the same length', async () => {
+    // answer.js over 16 K characters, an emoji's two halves on either side of the first slice's end;
+    // then the emoji replaced by two U+FFFD, which a pair cut in two would have encoded as.
+    const [first, ...rest] = LIB['answer.js']!.split('\n');
+    const padded = (pair: string) => {
+      const head = `${first} // `;
+      return [`${head}${'x'.repeat(16 * 1024 - 1 - head.length)}${pair} end`, ...rest].join('\n');
+    };
+    expect(padded('😀').charCodeAt(16 * 1024 - 1)).toBe(0xd83d);
+    writeFileSync(join(program, 'lib', 'answer.js'), padded('😀'));
+    await run();
+    expect((await run()).status.counts).toMatchObject({ hits: MODULES, misses: 0 });
+    writeFileSync(join(program, 'lib', 'answer.js'), padded('\ufffd\ufffd'));
+    const changed = await run();
+    expect(changed.status.counts).toMatchObject({ hits: MODULES - 1, misses: 1 });
+    expectUnchanged(changed);
+  });
+
+  it('keeps each cache at a multiple of 8 bytes in the file, so V8 reads it in place', async () => {
+    await run();
+    await run();
+    const bytes = readFileSync(join(cacheDir, cacheFiles()[0]!));
+    const body = 4 + bytes.readUInt32LE(0);
+    const offsets = Object.values(cacheIndex()).map(([, offset]) => (body + offset) % 8);
+    expect(offsets).toEqual(Array(MODULES).fill(0));
+  });
+
   it('writes the cache once loading settles, without waiting for the exit, and only while it changes', async () => {
     const first = await run({}, ['wait']);
     expect(first.written).toBe(true);
