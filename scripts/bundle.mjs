@@ -29,10 +29,13 @@ const BUILD_INFO = 'dist/.tsbuildinfo';
 // The end of each load.js. require() reads a file into one block that grows as it reads; freeing
 // a block this large (over 1 MB for core's bundle) raises glibc's mmap threshold for the rest of
 // the process, after which an idle session kept 0.3 KB more resident. So the bundle is read in
-// pieces and compiled as require() would compile it (through the compile cache too).
+// pieces and compiled as require() would compile it (through the compile cache too), where Node's
+// own loader is the one loading it.
 const LOAD_BUNDLE = `
 function loadBundle(file) {
   const Module = require('node:module');
+  // Under another module system (a test runner's), the bundle must run in its realm: its require.
+  if (Module._cache[__filename] !== module) return require(file);
   const known = Module._cache[file];
   if (known !== undefined) return known.exports;
   const fs = require('node:fs');
