@@ -35,7 +35,7 @@ export { MRTR_METHODS } from './eras/modern/methods';
 export { LazyAbort } from './context/lazy-abort';
 export type { Era, RequestEnv } from './context/request-env';
 export type { RequestHost, ServerServices, SessionView, ServerSettings, SessionRouting } from './context/services';
-export { systemClock } from './clock';
+export { msSince, systemClock } from './clock';
 
 // Building a registry by hand; shaping handler results
 export { scanObject, buildRegistry, serverInfoOf, type BuildRegistryOptions, type ScannedEntries } from './scanner/scanner';

@@ -1,5 +1,5 @@
 import { ManualClock } from '../src/exports/stores';
-import { systemClock } from '../src/transport';
+import { msSince, systemClock } from '../src/transport';
 
 describe('ManualClock', () => {
   it('stands still until advanced, then reads the new time', () => {
@@ -61,5 +61,20 @@ describe('systemClock', () => {
     const stoppedAt = ticks;
     await new Promise((r) => setTimeout(r, 20));
     expect(ticks).toBe(stoppedAt);
+  });
+});
+
+describe('msSince', () => {
+  it('is the difference, exact on both sides of the small-integer range and before the start', () => {
+    const since = 1_700_000_000_000;
+    expect(msSince(since, since)).toBe(0);
+    expect(msSince(since, since + 1234)).toBe(1234);
+    expect(msSince(since, since - 1234)).toBe(-1234);
+    // Past about 12 days the difference no longer fits a small integer: it is kept as a number, not wrapped.
+    expect(msSince(since, since + 0x3fffffff - 1)).toBe(0x3fffffff - 1);
+    expect(msSince(since, since + 0x3fffffff)).toBe(0x3fffffff);
+    expect(msSince(since, since + 30 * 86_400_000)).toBe(30 * 86_400_000);
+    expect(msSince(since, since - 30 * 86_400_000)).toBe(-30 * 86_400_000);
+    expect(msSince(0, 1_234_567_890_123)).toBe(1_234_567_890_123);
   });
 });

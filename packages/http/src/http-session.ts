@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Session } from '@mcpx/core';
 import { type Clock, type EventStore, type SessionRecord, type SharedEventLog } from '@mcpx/core/stores';
-import { encodeMessage, FewMap, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
+import { encodeMessage, FewMap, msSince, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';
 import { peerOf } from './telemetry/request-origin';
@@ -41,6 +41,8 @@ export interface HttpSessionSettings {
   /** Told when a session first has delivered streams to forget later (see forgetDelivered). */
   readonly onDelivered?: (session: HttpSession) => void;
   readonly clock: Clock;
+  /** The clock's time when the settings were made: sessions count their last activity from it. */
+  readonly since: number;
   /** How long the shared log keeps a stream not delivered in full (the session's idle limit). */
   readonly sharedRetentionMs: number;
 }
@@ -52,16 +54,12 @@ export interface HttpSessionSettings {
  */
 export class HttpSession implements MessageChannel {
   readonly session: Session;
-  lastActivity: number;
+  /** The last activity, in ms after `settings.since`: a small integer held in the field, not a 16-byte box per session. */
+  private active: number;
   /** The principal the session was created by (auth on): requests of anyone else get 404. */
   owner?: string;
-  /** Its live streams, made with the first: a session that never streamed (initialize is answered as JSON) holds none. */
-  private live?: FewMap<string, SseStream>;
-  private nextStream = 1;
-  private standalone?: SseStream;
-  private early?: JsonRpcMessage[];
-  /** Request streams delivered in full, oldest first, with the time the store may forget each. */
-  private delivered?: { id: string; at: number }[];
+  /** Its streams, made with the first need of them: a session that never streamed (initialize is answered as JSON) holds none. */
+  private streams?: SessionStreams;
 
   /** Where the engine sends what no request asked for: the standalone stream, once the client opens it (or, shared, the shared log). */
   readonly outlet: MessageChannel;
@@ -75,7 +73,7 @@ export class HttpSession implements MessageChannel {
     const engine = settings.engine;
     // The client's network only: the opening request's headers (its trace context) are no parent of later requests.
     const peer = origin && peerOf(origin);
-    this.lastActivity = settings.clock.now();
+    this.active = msSince(settings.since, settings.clock.now());
     const cluster = engine.cluster;
     if (cluster) {
       // Shared: what no request asked for goes to the session's standalone stream in the shared
@@ -107,13 +105,14 @@ export class HttpSession implements MessageChannel {
 
   /** Until the client opens the standalone stream, what no request asked for is held. */
   get deferred(): boolean {
-    return this.standalone === undefined;
+    return this.streams?.standalone === undefined;
   }
 
   /** A message no request asked for: on the standalone stream, or held (up to a bound) until the client opens it. */
   send(message: JsonRpcMessage): void {
-    if (this.standalone) this.standalone.send(message);
-    else if ((this.early ??= []).length < MAX_EARLY_MESSAGES) this.early.push(message);
+    const streams = this.own;
+    if (streams.standalone) streams.standalone.send(message);
+    else if ((streams.early ??= []).length < MAX_EARLY_MESSAGES) streams.early.push(message);
   }
 
   get id(): string {
@@ -121,34 +120,44 @@ export class HttpSession implements MessageChannel {
   }
 
   touch(): void {
-    this.lastActivity = this.settings.clock.now();
+    this.active = msSince(this.settings.since, this.settings.clock.now());
+  }
+
+  /** When the session was last used (the clock's time). */
+  get lastActivity(): number {
+    return this.settings.since + this.active;
+  }
+
+  private get own(): SessionStreams {
+    return (this.streams ??= new SessionStreams());
   }
 
   /** A new stream for one POSTed request. */
   openRequestStream(requestId: RequestId): SseStream {
+    const streams = this.own;
     let stream: SseStream;
     if (this.cluster) {
       // The id names this instance (unique across instances); the log's first entry (seq 1) names
       // the request, so a client resuming elsewhere after this instance died gets an error for it.
-      const id = `${this.cluster.instanceId}.${this.nextStream++}`;
+      const id = `${this.cluster.instanceId}.${streams.nextStream++}`;
       const log = new BatchedStreamLog(this.settings.store as SharedEventLog, this.id, id, requestId, this.settings.onError);
       const ended = {
         streamEnded: (ending: SseStream, deliveredInFull: boolean) => {
           log.end(deliveredInFull ? this.settings.retentionMs : this.settings.sharedRetentionMs, deliveredInFull);
-          this.live?.delete(ending.id);
+          this.streams?.live?.delete(ending.id);
         },
       };
       stream = new SseStream(id, this.id, log, this.settings.onError, ended, 1);
     } else {
-      stream = new SseStream(String(this.nextStream++), this.id, this.settings.store, this.settings.onError, this);
+      stream = new SseStream(String(streams.nextStream++), this.id, this.settings.store, this.settings.onError, this);
     }
-    (this.live ??= new FewMap()).set(stream.id, stream);
+    (streams.live ??= new FewMap()).set(stream.id, stream);
     return stream;
   }
 
   /** A request stream of this session ended (SseStream's owner). */
   streamEnded(stream: SseStream, deliveredInFull: boolean): void {
-    this.live?.delete(stream.id);
+    this.streams?.live?.delete(stream.id);
     // A delivered stream stays resumable for a grace period (a socket can die unnoticed), then the
     // store forgets it instead of holding whole responses for the session's life. One queue per
     // session, swept by the manager: no timer per request, and nothing outlives the session.
@@ -160,7 +169,7 @@ export class HttpSession implements MessageChannel {
       return;
     }
     if (this.settings.retentionMs <= 0) return this.dropStream(stream.id);
-    const delivered = (this.delivered ??= []);
+    const delivered = (this.own.delivered ??= []);
     delivered.push({ id: stream.id, at: this.settings.clock.now() + this.settings.retentionMs });
     if (delivered.length === 1) this.settings.onDelivered?.(this);
     // A busy session: its oldest delivered streams go early, as the store would evict them anyway.
@@ -169,13 +178,14 @@ export class HttpSession implements MessageChannel {
 
   /** Lets the store forget the delivered streams whose grace period is over; true while some remain. */
   forgetDelivered(now = this.settings.clock.now()): boolean {
-    const delivered = this.delivered;
-    if (!delivered) return false;
+    const streams = this.streams;
+    const delivered = streams?.delivered;
+    if (!streams || !delivered) return false;
     let n = 0;
     while (n < delivered.length && delivered[n]!.at <= now) this.dropStream(delivered[n++]!.id);
-    if (n === delivered.length) this.delivered = undefined;
+    if (n === delivered.length) streams.delivered = undefined;
     else if (n > 0) delivered.splice(0, n);
-    return this.delivered !== undefined;
+    return streams.delivered !== undefined;
   }
 
   private dropStream(streamId: string): void {
@@ -185,23 +195,26 @@ export class HttpSession implements MessageChannel {
 
   /** The standalone stream (created on first GET); messages sent before it existed are delivered now. */
   standaloneStream(): SseStream {
-    if (!this.standalone) {
-      this.standalone = new SseStream(STANDALONE, this.id, this.settings.store, this.settings.onError);
-      (this.live ??= new FewMap()).set(STANDALONE, this.standalone);
-      const early = this.early;
-      this.early = undefined;
-      if (early) queueMicrotask(() => early.forEach((m) => this.standalone?.send(m)));
+    const streams = this.own;
+    if (!streams.standalone) {
+      const standalone = (streams.standalone = new SseStream(STANDALONE, this.id, this.settings.store, this.settings.onError));
+      (streams.live ??= new FewMap()).set(STANDALONE, standalone);
+      const early = streams.early;
+      streams.early = undefined;
+      if (early) queueMicrotask(() => early.forEach((m) => this.streams?.standalone?.send(m)));
     }
-    return this.standalone;
+    return streams.standalone;
   }
 
   liveStream(streamId: string): SseStream | undefined {
-    return this.live?.get(streamId);
+    return this.streams?.live?.get(streamId);
   }
 
   get hasConnection(): boolean {
-    if (this.followers !== undefined && this.followers.size > 0) return true;
-    if (this.live) for (const stream of this.live.values()) if (stream.connected) return true;
+    const streams = this.streams;
+    if (!streams) return false;
+    if (streams.followers !== undefined && streams.followers.size > 0) return true;
+    if (streams.live) for (const stream of streams.live.values()) if (stream.connected) return true;
     return false;
   }
 
@@ -212,7 +225,8 @@ export class HttpSession implements MessageChannel {
 
   /** Closes every connection with a retry hint (shutdown), keeping the streams. */
   closeConnections(retryMs: number): void {
-    if (this.live) for (const stream of this.live.values()) stream.closeConnection(retryMs);
+    const live = this.streams?.live;
+    if (live) for (const stream of live.values()) stream.closeConnection(retryMs);
   }
 
   /** Whether other instances share this session (this is one copy of it). */
@@ -232,9 +246,8 @@ export class HttpSession implements MessageChannel {
     session.principal = record.principal;
     this.owner = record.owner;
     if (record.openedAt !== undefined) session.openedAt = record.openedAt;
-    this.standaloneOpened ||= record.standaloneOpened === true;
-    session.subscriptions.clear();
-    for (const uri of record.subscriptions) session.subscriptions.add(uri);
+    if (record.standaloneOpened === true) this.standaloneOpened = true;
+    session.resetSubscriptions(record.subscriptions);
   }
 
   /** The record other instances load this session from. */
@@ -248,7 +261,7 @@ export class HttpSession implements MessageChannel {
       clientCapabilities: s.clientCapabilities,
       serverCapabilities: s.serverCapabilities,
       logLevel: s.logLevel,
-      subscriptions: [...s.subscriptions],
+      subscriptions: s.subscribedUris(),
       owner: this.owner,
       principal: s.principal,
       openedAt: s.openedAt,
@@ -256,16 +269,24 @@ export class HttpSession implements MessageChannel {
   }
 
   /** Whether a GET stream was ever opened for this shared session (the first one gets what was sent before it). */
-  standaloneOpened = false;
+  get standaloneOpened(): boolean {
+    return this.streams?.standaloneOpened === true;
+  }
+  set standaloneOpened(opened: boolean) {
+    this.own.standaloneOpened = opened;
+  }
   /** GET connections of this copy following the standalone stream (one at a time: a second gets 409). */
-  standaloneFollowers = 0;
-  /** Connections of this copy following the shared log (GET streams), each with how to stop it. */
-  private followers?: Set<() => void>;
+  get standaloneFollowers(): number {
+    return this.streams?.standaloneFollowers ?? 0;
+  }
+  set standaloneFollowers(n: number) {
+    this.own.standaloneFollowers = n;
+  }
 
   /** Registers a connection following the shared log: it counts as activity, and stops when this copy goes. */
   addFollower(stop: () => void): () => void {
-    (this.followers ??= new Set()).add(stop);
-    return () => void this.followers?.delete(stop);
+    (this.own.followers ??= new Set()).add(stop);
+    return () => void this.streams?.followers?.delete(stop);
   }
 
   /** Ends the session: aborts its requests, ends its streams, forgets its stored events. `endedHere` false: a shared session another instance ended. */
@@ -283,14 +304,34 @@ export class HttpSession implements MessageChannel {
   }
 
   private endStreams(): void {
-    const streams = this.live ? [...this.live.values()] : [];
-    this.live = undefined;
-    for (const stream of streams) stream.end();
-    this.early = undefined;
-    this.delivered = undefined;
-    for (const stop of [...(this.followers ?? [])]) stop();
-    this.followers = undefined;
+    const streams = this.streams;
+    if (!streams) return;
+    const live = streams.live ? [...streams.live.values()] : [];
+    streams.live = undefined;
+    for (const stream of live) stream.end();
+    streams.early = undefined;
+    streams.delivered = undefined;
+    for (const stop of [...(streams.followers ?? [])]) stop();
+    streams.followers = undefined;
   }
+}
+
+/** An HttpSession's streams and what goes with them, made on first need. */
+class SessionStreams {
+  /** Its live streams, by id. */
+  live?: FewMap<string, SseStream>;
+  nextStream = 1;
+  standalone?: SseStream;
+  /** What no request asked for, held until the client opens the standalone stream. */
+  early?: JsonRpcMessage[];
+  /** Request streams delivered in full, oldest first, with the time the store may forget each. */
+  delivered?: { id: string; at: number }[];
+  /** Whether a GET stream was ever opened for this shared session. */
+  standaloneOpened = false;
+  /** GET connections of this copy following the standalone stream. */
+  standaloneFollowers = 0;
+  /** Connections of this copy following the shared log (GET streams), each with how to stop it. */
+  followers?: Set<() => void>;
 }
 
 // The shared outlet is a class rather than an object literal with getters: in V8 a getter in an

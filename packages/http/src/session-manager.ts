@@ -30,7 +30,7 @@ export class SessionManager {
     private readonly clock: Clock = systemClock,
   ) {
     this.cluster = engine.cluster;
-    this.settings = { engine, store, onError, retentionMs: streamRetentionMs, onDelivered: this.onDelivered, clock, sharedRetentionMs: idleTimeoutMs };
+    this.settings = { engine, store, onError, retentionMs: streamRetentionMs, onDelivered: this.onDelivered, clock, since: clock.now(), sharedRetentionMs: idleTimeoutMs };
     this.cluster?.onSessionEvent(({ type, sessionId }) => {
       const copy = this.sessions.get(sessionId);
       if (!copy) return;

@@ -36,6 +36,72 @@ describe('an idle session', () => {
     }
   });
 
+  it('shares one frozen clientInfo among sessions from the same client, up to a bound, and keeps any other its own', async () => {
+    const server = await startServer(new IdleFixture());
+    const open = async (clientInfo: Record<string, unknown>) => {
+      const init = await post(server.url, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo }));
+      expect(init.status).toBe(200);
+      return server.endpoint.sessions.get(init.headers['mcp-session-id'] as string)!.session;
+    };
+    try {
+      const a = await open({ name: 'editor', version: '2.1.0' });
+      const b = await open({ name: 'editor', version: '2.1.0' });
+      expect(a.clientInfo).toEqual({ name: 'editor', version: '2.1.0' });
+      expect(Object.isFrozen(a.clientInfo)).toBe(true);
+      expect(b.clientInfo).toBe(a.clientInfo);
+      // Another version, a title, or a name that would run into the version with a separator: each its own.
+      const other = await open({ name: 'editor', version: '2.1.1' });
+      const titled = await open({ name: 'editor', version: '2.1.0', title: 'Editor' });
+      expect(other.clientInfo).toEqual({ name: 'editor', version: '2.1.1' });
+      expect(titled.clientInfo).toEqual({ name: 'editor', version: '2.1.0', title: 'Editor' });
+      expect(titled.clientInfo).not.toBe(a.clientInfo);
+      const x = await open({ name: 'a\nb', version: 'c' });
+      const y = await open({ name: 'a', version: 'b\nc' });
+      expect(x.clientInfo).toEqual({ name: 'a\nb', version: 'c' });
+      expect(y.clientInfo).toEqual({ name: 'a', version: 'b\nc' });
+      // Anything beyond name, version and title is the client's own, kept whole and unshared.
+      const icons = [{ src: 'https://example.com/icon.png' }];
+      const rich = await open({ name: 'editor', version: '2.1.0', websiteUrl: 'https://example.com', icons });
+      const rich2 = await open({ name: 'editor', version: '2.1.0', websiteUrl: 'https://example.com', icons });
+      expect(rich.clientInfo).toEqual({ name: 'editor', version: '2.1.0', websiteUrl: 'https://example.com', icons });
+      expect(rich2.clientInfo).not.toBe(rich.clientInfo);
+      // Clients inventing names fill the table only up to its bound; past it a session keeps its own, correct, copy.
+      const invented = [];
+      for (let i = 0; i < 70; i++) invented.push(await open({ name: `made-up-${i}`, version: '1' }));
+      expect(invented.map((s) => s.clientInfo!.name)).toEqual(invented.map((_, i) => `made-up-${i}`));
+      const last = invented.slice(-3);
+      expect(last.some((s) => !Object.isFrozen(s.clientInfo))).toBe(true);
+      const again = await open({ name: 'editor', version: '2.1.0' });
+      expect(again.clientInfo).toBe(a.clientInfo);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps its open time and last activity to the millisecond', async () => {
+    const server = await startServer(new IdleFixture());
+    try {
+      const before = Date.now();
+      const id = await openSession(server.url);
+      const after = Date.now();
+      const http = server.endpoint.sessions.get(id)!;
+      expect(http.session.openedAt).toBeGreaterThanOrEqual(before);
+      expect(http.session.openedAt).toBeLessThanOrEqual(after);
+      expect(http.lastActivity).toBeGreaterThanOrEqual(before);
+      expect(http.lastActivity).toBeLessThanOrEqual(after);
+      // A shared session's copy takes the record's time, whatever it is.
+      http.session.openedAt = 1_234_567_890_123;
+      expect(http.session.openedAt).toBe(1_234_567_890_123);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const used = Date.now();
+      expect((await post(server.url, rpc(2, 'ping'), id)).status).toBe(200);
+      expect(http.lastActivity).toBeGreaterThanOrEqual(used);
+      expect(http.lastActivity).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await server.close();
+    }
+  });
+
   it('still asks its client and gets the answer once it first needs to (the question bookkeeping is made then)', async () => {
     const server = await startServer(new IdleFixture());
     try {

@@ -23,7 +23,7 @@ export interface AskingContext {
   readonly signal: AbortSignal;
   readonly aborted: boolean;
   readonly clientCapabilities: ClientCapabilities;
-  readonly session?: { readonly stateless: boolean; readonly telemetryId: string | undefined };
+  readonly session?: { readonly stateless: boolean; readonly telemetrySessionId: string | undefined };
   readonly engine: RequestHost['engine'];
   readonly traceContext: Context;
   readonly trace?: RequestTrace | AskSpan;
@@ -123,7 +123,7 @@ async function send(ctx: AskingContext, method: string, params: Record<string, u
   let span: ChildSpan | undefined;
   if (ctx.trace && !ctx.host.hasAnswerFor?.(method)) {
     const meta: Record<string, unknown> = { ...(params._meta as object) };
-    span = ctx.engine.telemetry.startClientRequest(method, ctx.traceContext, meta, ctx.session?.telemetryId);
+    span = ctx.engine.telemetry.startClientRequest(method, ctx.traceContext, meta, ctx.session?.telemetrySessionId);
     if (span) params = { ...params, _meta: meta };
   }
   // A task waiting on its client says so: input_required until the answer comes.

@@ -69,7 +69,7 @@ export interface SessionView extends RequestHost {
   /** The session lives for one request (stateless HTTP): the server cannot ask the client anything. */
   readonly stateless: boolean;
   /** `mcp.session.id` in telemetry. */
-  readonly telemetryId: string | undefined;
+  readonly telemetrySessionId: string | undefined;
   /** Who the session acts for. */
   readonly principal?: Principal;
   /** Where messages tied to no request go. */

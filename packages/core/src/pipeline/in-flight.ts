@@ -16,8 +16,10 @@ export class RequestsById extends FewMap<RequestId, LazyAbort> implements InFlig
     return 'ok';
   }
 
-  leave(id: RequestId, abort: LazyAbort): void {
+  /** Counts a request out; returns how many are left. */
+  leave(id: RequestId, abort: LazyAbort): number {
     if (this.get(id) === abort) this.delete(id);
+    return this.size;
   }
 
   /** Aborts every request with `reason` and forgets them all (the session or stream ended). */

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal';
+import { msSince } from '../../clock';
 import type { RequestHost, ServerServices, SessionState } from '../../context/services';
 import type { Logger } from 'pino';
 import { ErrorCode, McpError } from '../../protocol/errors';
@@ -22,22 +23,22 @@ import { loggedChannel, logMessage, type MessageLogTarget } from '../../context/
 import type { AskOptions, RequestEnv } from '../../context/request-env';
 import { logNotification, logRefused, sessionLogId } from '../../context/request-log';
 import { CancelledError, errorResponseFor } from '../../context/error-responses';
-import type { EraFront, Inbound, Outcome } from '../../pipeline/era-front';
+import type { EraFront, InFlightScope, Inbound, Outcome } from '../../pipeline/era-front';
 import { RequestsById } from '../../pipeline/in-flight';
 import { PendingAnswers } from './pending-answers';
+import { SessionExtras, type SessionSync } from './session-extras';
 import { SessionEnv } from './session-env';
 import { answerInputRounds } from '../../context/input-rounds';
 import { InputRequired } from '../../protocol/input-required';
 import { MRTR_METHODS } from '../modern/methods';
-import { streamWriter, type SessionPatch } from '../../cluster/cluster';
+import { streamWriter } from '../../cluster/cluster';
 import type { RequestOrigin } from '../../telemetry/origin';
 import type { RequestTrace } from '../../telemetry/telemetry';
 
-/** How a session's changes reach the other instances sharing it (see Cluster): set by the transport on the copy it serves requests with. */
-export interface SessionSync {
-  update(patch: SessionPatch): Promise<void>;
-  subscribe(uri: string, on: boolean): Promise<void>;
-}
+/** The time sessions' open times are counted from (see Session.openedAt). */
+const SINCE = Date.now();
+
+export type { SessionSync } from './session-extras';
 
 export type { SessionState } from '../../context/services';
 
@@ -48,7 +49,7 @@ export type { SessionState } from '../../context/services';
  * run with a RequestEnv built from what `initialize` recorded here. As the pipeline's EraFront it says how
  * the legacy era admits, runs and answers a request.
  */
-export class Session implements RequestHost, EraFront {
+export class Session implements RequestHost, EraFront, InFlightScope {
   state: SessionState = 'new';
   protocolVersion = '';
   clientInfo?: Implementation;
@@ -57,24 +58,18 @@ export class Session implements RequestHost, EraFront {
   serverCapabilities: ServerCapabilities = {};
   /** The client's log threshold: undefined until it calls logging/setLevel (unless the server sets a default). */
   logLevel: LoggingLevel | undefined;
-  private subscribed?: Set<string>;
   /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
   principal?: Principal;
-  private ownLogger?: Logger;
   /** The transport's outlet, as given. */
   private readonly rawOutlet: MessageChannel;
-  private loggedOutlet?: MessageChannel;
-  /** Its requests in flight, by id: the in-flight bound of admission, and what notifications/cancelled finds. */
-  readonly inFlight = new RequestsById();
-  /** Requests this server sent the client, waiting for its answer. */
-  private asked?: PendingAnswers;
-  private clientLogger?: McpLogger;
-  /** Set when other instances share this session: its changes are written through it. */
-  sync?: SessionSync;
+  /** Its requests in flight, by id, made with the first and let go with the last: an idle session holds none. */
+  private requests?: RequestsById;
+  /** What few sessions ever need, made with the first of it: an idle session holds none. */
+  private more?: SessionExtras;
   /** Where the session's client is (HTTP, stdio): its requests' telemetry records it unless a request brings its own. */
   origin?: RequestOrigin;
-  /** When the session opened (ms since the epoch); a copy of a shared session takes the record's. */
-  openedAt = Date.now();
+  /** When the session opened, in ms after SINCE: a small integer V8 keeps in the field itself, where a time since the epoch takes a 16-byte box per session. */
+  private opened = msSince(SINCE, Date.now());
 
   constructor(
     readonly engine: ServerServices,
@@ -91,42 +86,78 @@ export class Session implements RequestHost, EraFront {
     this.rawOutlet = outlet;
   }
 
+  /** When the session opened (ms since the epoch); a copy of a shared session takes the record's. */
+  get openedAt(): number {
+    return SINCE + this.opened;
+  }
+  set openedAt(at: number) {
+    this.opened = msSince(SINCE, at);
+  }
+
+  /** Set when other instances share this session: its changes are written through it. */
+  get sync(): SessionSync | undefined {
+    return this.more?.sync;
+  }
+  set sync(sync: SessionSync | undefined) {
+    this.extras.sync = sync;
+  }
+
+  private get extras(): SessionExtras {
+    return (this.more ??= new SessionExtras());
+  }
+
+  /** As the pipeline's in-flight scope (the bound of admission; what notifications/cancelled finds): the session itself. */
+  get inFlight(): InFlightScope {
+    return this;
+  }
+  enter(id: RequestId, abort: LazyAbort, cap: number): 'ok' | 'taken' | 'full' {
+    return (this.requests ??= new RequestsById()).enter(id, abort, cap);
+  }
+  leave(id: RequestId, abort: LazyAbort): void {
+    if (this.requests?.leave(id, abort) === 0) this.requests = undefined;
+  }
+
   get era(): 'legacy' {
     return 'legacy';
   }
 
-  /**
-   * The `session` field of the request log: the id the client holds (none in stateless HTTP, where
-   * it holds none). Cut when a line is written rather than held: most sessions log nothing of their own.
-   */
+  /** The `session` field of the request log (none in stateless HTTP), cut when a line is written: most sessions log nothing of their own. */
   private get logId(): string | undefined {
     return this.stateless ? undefined : sessionLogId(this.id);
   }
 
   /** `mcp.session.id` in telemetry: the id as logs show it (none in stateless HTTP and over stdio, which hold no session id). */
-  get telemetryId(): string | undefined {
+  get telemetrySessionId(): string | undefined {
     return this.id === 'stdio' ? undefined : this.logId;
   }
 
   /**
-   * Where what no request asked for goes: the transport's outlet, its messages logged at debug.
-   * Wrapped on first use: most sessions never send such a message. A stateless session's outlet
-   * reaches no one: nothing to log there.
+   * Where what no request asked for goes: the transport's outlet, its messages logged at debug, wrapped
+   * on first use (most sessions never send such a message). A stateless session's reaches no one.
    */
   get outlet(): MessageChannel {
-    return this.stateless ? this.rawOutlet : (this.loggedOutlet ??= loggedChannel(this.rawOutlet, this.messageLog(this.engine.logger)));
+    return this.stateless ? this.rawOutlet : (this.extras.loggedOutlet ??= loggedChannel(this.rawOutlet, this.messageLog(this.engine.logger)));
   }
 
   /** The framework's logger for its lines (with its id as `session`, except in stateless HTTP); made on first use, as the maps are: an idle session holds none. */
   get logger(): Logger {
-    return (this.ownLogger ??= this.logId === undefined ? this.engine.logger : this.engine.logger.child({ session: this.logId }));
+    return (this.extras.logger ??= this.logId === undefined ? this.engine.logger : this.engine.logger.child({ session: this.logId }));
   }
   /** The resources this session subscribed to (resources/subscribe). */
   get subscriptions(): Set<string> {
-    return (this.subscribed ??= new Set());
+    return (this.extras.subscribed ??= new Set());
+  }
+  /** The URIs subscribed to, as a new array. */
+  subscribedUris(): string[] {
+    return this.more?.subscribed ? [...this.more.subscribed] : [];
+  }
+  /** Replaces the subscriptions with `uris` (a shared session's record). */
+  resetSubscriptions(uris: readonly string[]): void {
+    this.more?.subscribed?.clear();
+    for (const uri of uris) this.subscriptions.add(uri);
   }
   isSubscribed(uri: string): boolean {
-    return this.subscribed?.has(uri) === true;
+    return this.more?.subscribed?.has(uri) === true;
   }
 
   /** As a RequestHost: the session its requests came on is itself. */
@@ -163,7 +194,7 @@ export class Session implements RequestHost, EraFront {
 
   /** Session-wide logger: lines tied to no request, sent on the outlet at the session's level. */
   get log(): McpLogger {
-    return (this.clientLogger ??= new McpLogger(this.logger, this, this.outlet));
+    return (this.extras.clientLogger ??= new McpLogger(this.logger, this, this.outlet));
   }
 
   /**
@@ -215,10 +246,6 @@ export class Session implements RequestHost, EraFront {
     return this.logId;
   }
 
-  get telemetrySessionId(): string | undefined {
-    return this.telemetryId;
-  }
-
   /** Why a request is answered with an error before its handler runs, if it is. */
   refuse(request: JsonRpcRequest, handler: MethodHandler | undefined): JsonRpcErrorResponse | undefined {
     const { id, method } = request;
@@ -256,7 +283,7 @@ export class Session implements RequestHost, EraFront {
   }
 
   handleNotification(notification: JsonRpcNotification, origin?: RequestOrigin): void {
-    const trace = this.engine.telemetry.startRequest(notification.method, undefined, notification.params, { sessionId: this.telemetryId, origin: origin ?? this.origin });
+    const trace = this.engine.telemetry.startRequest(notification.method, undefined, notification.params, { sessionId: this.telemetrySessionId, origin: origin ?? this.origin });
     try {
       this.applyNotification(notification);
     } finally {
@@ -298,7 +325,7 @@ export class Session implements RequestHost, EraFront {
    * with that id runs here (already finished, never ours, or running on another instance).
    */
   cancelRequest(requestId: RequestId, reason: string | undefined): boolean {
-    const abort = this.inFlight.get(requestId);
+    const abort = this.requests?.get(requestId);
     if (!abort) return false;
     this.logger.info({ requestId, reason }, 'request cancelled by client');
     abort.abort(new CancelledError(reason));
@@ -312,7 +339,7 @@ export class Session implements RequestHost, EraFront {
    */
   handleResponse(response: JsonRpcResponse, routed = false): void {
     if (this.engine.logger.isLevelEnabled('debug')) logMessage(this.messageLog(this.engine.logger), 'in', response);
-    if (this.asked?.answer(response)) return;
+    if (this.more?.asked?.answer(response)) return;
     const cluster = this.engine.cluster;
     const asker = typeof response.id === 'string' ? streamWriter(response.id) : undefined;
     if (!routed && cluster && asker !== undefined && asker !== cluster.instanceId) return cluster.routeAnswer(this, asker, response);
@@ -322,7 +349,7 @@ export class Session implements RequestHost, EraFront {
   /** Sends the client a request on `channel` and resolves with its result (see PendingAnswers.ask). */
   request(method: string, params: Record<string, unknown>, channel: MessageChannel, options: AskOptions = {}): Promise<Record<string, unknown>> {
     if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.InvalidRequest, `Cannot send ${method}: the session is closed`));
-    return (this.asked ??= new PendingAnswers(this, this.engine.cluster?.instanceId, this.engine.options.clientRequestTimeoutMs)).ask(method, params, channel, options);
+    return (this.extras.asked ??= new PendingAnswers(this, this.engine.cluster?.instanceId, this.engine.options.clientRequestTimeoutMs)).ask(method, params, channel, options);
   }
 
   /** Sends a notification tied to no request. */
@@ -355,12 +382,14 @@ export class Session implements RequestHost, EraFront {
 
   private end(reason: string): void {
     this.state = 'closed';
-    this.inFlight.abortAll(new CancelledError(reason));
-    this.asked?.abandonAll();
+    const requests = this.requests;
+    this.requests = undefined;
+    requests?.abortAll(new CancelledError(reason));
+    this.more?.asked?.abandonAll();
   }
 
   get requestsInFlight(): number {
-    return this.inFlight.size;
+    return this.requests?.size ?? 0;
   }
 
   /** Where this session's messages are logged at debug: `logger` (one without the session's binding), naming the session. */
