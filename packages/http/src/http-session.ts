@@ -60,6 +60,8 @@ export class HttpSession implements MessageChannel {
   owner?: string;
   /** Its streams, made with the first need of them: a session that never streamed (initialize is answered as JSON) holds none. */
   private streams?: SessionStreams;
+  /** The number of its next request stream: stream ids are never reused in a session (the store may still hold a delivered one). */
+  private nextStream = 1;
 
   /** Where the engine sends what no request asked for: the standalone stream, once the client opens it (or, shared, the shared log). */
   readonly outlet: MessageChannel;
@@ -139,17 +141,18 @@ export class HttpSession implements MessageChannel {
     if (this.cluster) {
       // The id names this instance (unique across instances); the log's first entry (seq 1) names
       // the request, so a client resuming elsewhere after this instance died gets an error for it.
-      const id = `${this.cluster.instanceId}.${streams.nextStream++}`;
+      const id = `${this.cluster.instanceId}.${this.nextStream++}`;
       const log = new BatchedStreamLog(this.settings.store as SharedEventLog, this.id, id, requestId, this.settings.onError);
       const ended = {
         streamEnded: (ending: SseStream, deliveredInFull: boolean) => {
           log.end(deliveredInFull ? this.settings.retentionMs : this.settings.sharedRetentionMs, deliveredInFull);
           this.streams?.live?.delete(ending.id);
+          this.releaseIdleStreams();
         },
       };
       stream = new SseStream(id, this.id, log, this.settings.onError, ended, 1);
     } else {
-      stream = new SseStream(String(streams.nextStream++), this.id, this.settings.store, this.settings.onError, this);
+      stream = new SseStream(String(this.nextStream++), this.id, this.settings.store, this.settings.onError, this);
     }
     (streams.live ??= new FewMap()).set(stream.id, stream);
     return stream;
@@ -158,6 +161,11 @@ export class HttpSession implements MessageChannel {
   /** A request stream of this session ended (SseStream's owner). */
   streamEnded(stream: SseStream, deliveredInFull: boolean): void {
     this.streams?.live?.delete(stream.id);
+    this.keepDelivered(stream, deliveredInFull);
+    this.releaseIdleStreams();
+  }
+
+  private keepDelivered(stream: SseStream, deliveredInFull: boolean): void {
     // A delivered stream stays resumable for a grace period (a socket can die unnoticed), then the
     // store forgets it instead of holding whole responses for the session's life. One queue per
     // session, swept by the manager: no timer per request, and nothing outlives the session.
@@ -183,9 +191,23 @@ export class HttpSession implements MessageChannel {
     if (!streams || !delivered) return false;
     let n = 0;
     while (n < delivered.length && delivered[n]!.at <= now) this.dropStream(delivered[n++]!.id);
-    if (n === delivered.length) streams.delivered = undefined;
-    else if (n > 0) delivered.splice(0, n);
-    return streams.delivered !== undefined;
+    if (n === delivered.length) {
+      streams.delivered = undefined;
+      this.releaseIdleStreams();
+      return false;
+    }
+    if (n > 0) delivered.splice(0, n);
+    return true;
+  }
+
+  /** Lets the streams' bookkeeping go once nothing is left in it: a session idle after its calls holds none. */
+  private releaseIdleStreams(): void {
+    const streams = this.streams;
+    if (streams === undefined) return;
+    if (streams.live !== undefined && streams.live.size === 0) streams.live = undefined;
+    if (streams.live !== undefined || streams.standalone !== undefined || streams.early !== undefined || streams.delivered !== undefined) return;
+    if ((streams.followers !== undefined && streams.followers.size > 0) || streams.standaloneFollowers !== 0 || streams.standaloneOpened) return;
+    this.streams = undefined;
   }
 
   private dropStream(streamId: string): void {
@@ -320,7 +342,6 @@ export class HttpSession implements MessageChannel {
 class SessionStreams {
   /** Its live streams, by id. */
   live?: FewMap<string, SseStream>;
-  nextStream = 1;
   standalone?: SseStream;
   /** What no request asked for, held until the client opens the standalone stream. */
   early?: JsonRpcMessage[];

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { openSession, post, postSse, rpc, startServer } from './http-kit';
 
 @Server({ name: 'idle-fixture', version: '1.0.0' })
@@ -97,6 +99,31 @@ describe('an idle session', () => {
       expect((await post(server.url, rpc(2, 'ping'), id)).status).toBe(200);
       expect(http.lastActivity).toBeGreaterThanOrEqual(used);
       expect(http.lastActivity).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('logs its initialize at info yet keeps no logger, no streams and no requests map once idle', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const server = await startServer(new IdleFixture(), { logger: pino({ level: 'info' }, sink) });
+    try {
+      const id = await openSession(server.url);
+      expect((await post(server.url, rpc(2, 'tools/list'), id)).status).toBe(200);
+      const http = server.endpoint.sessions.get(id)!;
+      const initialized = lines.find((line) => line.msg === 'session initialized');
+      expect(initialized).toMatchObject({ session: id.slice(0, 8), protocolVersion: '2025-11-25' });
+      // What the session made for its requests and its lines is let go once they are done.
+      expect(http.session['more']).toBeUndefined();
+      expect(http.session['requests']).toBeUndefined();
+      expect(http['streams']).toBeUndefined();
+      expect(http.session.requestsInFlight).toBe(0);
     } finally {
       await server.close();
     }

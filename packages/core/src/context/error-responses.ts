@@ -5,9 +5,13 @@ import { errorResponse, type JsonRpcResponse, type RequestId } from '../protocol
 
 /** What running a request comes to, whatever its era: its error response, and the errors a handler's signal carries. */
 
-/** The response for a handler's error: an McpError as it is; anything else is logged and told to the client only as -32603. */
-export function errorResponseFor(id: RequestId, method: string, err: unknown, logger: Logger): JsonRpcResponse {
+/**
+ * The response for a handler's error: an McpError as it is; anything else is logged and told to the
+ * client only as -32603. `log`: the logger, or how to make it (only an error that is logged needs one).
+ */
+export function errorResponseFor(id: RequestId, method: string, err: unknown, log: Logger | (() => Logger)): JsonRpcResponse {
   if (err instanceof McpError) return errorResponse(id, err.code, err.message, err.data);
+  const logger = typeof log === 'function' ? log() : log;
   // The shared store away (a Redis restart, a failover): a state of the deployment that /readyz
   // reports, not a fault of this request; the client is told to retry.
   if (isMcpxError(err, 'MCPX_CLUSTER_UNAVAILABLE')) {

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { MessageChannel } from '../../context/channel';
 import type { McpLogger } from '../../context/mcp-logger';
 import type { PendingAnswers } from './pending-answers';
@@ -13,7 +12,6 @@ export interface SessionSync {
 /** The parts of a session most sessions never make: kept apart so an idle session's object stays small. */
 export class SessionExtras {
   subscribed?: Set<string>;
-  logger?: Logger;
   loggedOutlet?: MessageChannel;
   /** Requests this server sent the client, waiting for its answer. */
   asked?: PendingAnswers;

@@ -139,9 +139,10 @@ export class Session implements RequestHost, EraFront, InFlightScope {
     return this.stateless ? this.rawOutlet : (this.extras.loggedOutlet ??= loggedChannel(this.rawOutlet, this.messageLog(this.engine.logger)));
   }
 
-  /** The framework's logger for its lines (with its id as `session`, except in stateless HTTP); made on first use, as the maps are: an idle session holds none. */
+  /** The framework's logger for its lines (its id as `session`, but in stateless HTTP): made on each use, as its lines are few; held, it was most of an idle session at the default level. */
   get logger(): Logger {
-    return (this.extras.logger ??= this.logId === undefined ? this.engine.logger : this.engine.logger.child({ session: this.logId }));
+    const id = this.logId;
+    return id === undefined ? this.engine.logger : this.engine.logger.child({ session: id });
   }
   /** The resources this session subscribed to (resources/subscribe). */
   get subscriptions(): Set<string> {
@@ -279,7 +280,7 @@ export class Session implements RequestHost, EraFront, InFlightScope {
     if (ctx.aborted) return null;
     if (outcome.ok) return resultResponse(request.id, outcome.result);
     const traced = (ctx.trace as RequestTrace | undefined)?.logFields();
-    return errorResponseFor(request.id, request.method, outcome.error, traced ? this.logger.child(traced) : this.logger);
+    return errorResponseFor(request.id, request.method, outcome.error, () => (traced ? this.logger.child(traced) : this.logger));
   }
 
   handleNotification(notification: JsonRpcNotification, origin?: RequestOrigin): void {
