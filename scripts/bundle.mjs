@@ -28,7 +28,8 @@ const BUILD_INFO = 'dist/.tsbuildinfo';
 
 // The end of each load.js. require() reads a file into one block that grows as it reads; freeing
 // a block this large (over 1 MB for core's bundle) raises glibc's mmap threshold for the rest of
-// the process, after which an idle session kept 0.3 KB more resident. So the bundle is read in
+// the process (with the two other large frees at start, an idle session kept 0.3 KB more resident;
+// this one was not measured alone). So the bundle is read in
 // pieces and compiled as require() would compile it (through the compile cache too), where Node's
 // own loader is the one loading it.
 const LOAD_BUNDLE = `

@@ -130,6 +130,7 @@ export class HttpSession implements MessageChannel {
     return this.settings.since + this.active;
   }
 
+  /** Its streams' bookkeeping, made if it has none (let go again by releaseIdleStreams). */
   private get own(): SessionStreams {
     return (this.streams ??= new SessionStreams());
   }
