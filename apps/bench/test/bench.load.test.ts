@@ -129,7 +129,9 @@ describe('npm run bench -- --quick', () => {
     const [mcpx, sdk] = [results.medians['mcpx-sse'], results.medians.sdk];
     expect(figureOf('HTTP: time to listen no later than the SDK’s').met).toBe(mcpx.listenMs <= sdk.listenMs);
     expect(figureOf('HTTP: time to listen with an empty compile cache no later than the SDK’s').met).toBe(mcpx.listenColdMs <= sdk.listenColdMs);
-    expect(figureOf('peak RSS serving 1 MB results at 16 connections ≤ 1.5× the SDK’s').met).toBe(mcpx.big16PeakRssMB / sdk.big16PeakRssMB <= 1.5);
+    // Judged on the kernel's peak (VmHWM) where the probe read it, else on the 10 ms readings, as goals.ts does.
+    const peakOf = (f: { big16HwmRssMB?: number; big16PeakRssMB: number }) => f.big16HwmRssMB ?? f.big16PeakRssMB;
+    expect(figureOf('peak RSS serving 1 MB results at 16 connections ≤ 1.5× the SDK’s').met).toBe(peakOf(mcpx) / peakOf(sdk) <= 1.5);
     const raw = results.medians.raw;
     expect(figureOf('heap per open idle session ≤ 1.2× the raw route’s').met).toBe(raw.heapKbPerSession > 0 && mcpx.heapKbPerSession / raw.heapKbPerSession <= 1.2);
     const round = results.rounds[0];
