@@ -40,6 +40,8 @@ export interface HttpSessionSettings {
   readonly retentionMs: number;
   /** Told when a session first has delivered streams to forget later (see forgetDelivered). */
   readonly onDelivered?: (session: HttpSession) => void;
+  /** Told once as a session ends (closed or released), however it came to end. */
+  readonly onEnded?: (session: HttpSession) => void;
   readonly clock: Clock;
   /** The clock's time when the settings were made: sessions count their last activity from it. */
   readonly since: number;
@@ -63,11 +65,9 @@ export class HttpSession implements MessageChannel {
   /** The number of its next request stream: stream ids are never reused in a session (the store may still hold a delivered one). */
   private nextStream = 1;
 
-  /** Where the engine sends what no request asked for: the standalone stream, once the client opens it (or, shared, the shared log). */
-  readonly outlet: MessageChannel;
-
   constructor(
-    private readonly settings: HttpSessionSettings,
+    /** Its manager's: what tells one manager's sessions from another's among the engine's. */
+    readonly settings: HttpSessionSettings,
     id: string,
     /** The request that opened it (or this copy of it): where the client is, for telemetry. */
     origin?: RequestOrigin,
@@ -77,11 +77,10 @@ export class HttpSession implements MessageChannel {
     const peer = origin && peerOf(origin);
     this.active = msSince(settings.since, settings.clock.now());
     const cluster = engine.cluster;
+    // Shared, what no request asked for goes to the session's standalone stream in the shared log,
+    // wherever the client's GET stream is (the instance holding it follows the log).
+    this.session = engine.createSession(cluster ? new SharedOutlet(this, settings.store as SharedEventLog, settings.onError) : this, id, { origin: peer });
     if (cluster) {
-      // Shared: what no request asked for goes to the session's standalone stream in the shared
-      // log, wherever the client's GET stream is (the instance holding it follows the log).
-      this.outlet = new SharedOutlet(this, settings.store as SharedEventLog, settings.onError);
-      this.session = engine.createSession(this.outlet, id, { origin: peer });
       this.session.sync = {
         update: async (patch) => {
           await cluster.cluster.sessions.update(id, patch);
@@ -89,10 +88,17 @@ export class HttpSession implements MessageChannel {
         },
         subscribe: (uri, on) => cluster.cluster.sessions.subscribe(id, uri, on),
       };
-      return;
     }
-    this.outlet = this;
-    this.session = engine.createSession(this, id, { origin: peer });
+  }
+
+  /** Where the engine sends what no request asked for: the standalone stream, once the client opens it (or, shared, the shared log). */
+  get outlet(): MessageChannel {
+    return this.session.channel;
+  }
+
+  /** As the session's outlet (or through the shared one): the session ended. */
+  sessionEnded(): void {
+    this.settings.onEnded?.(this);
   }
 
   /** Set when other instances share the session: this is this instance's copy of it. */
@@ -366,7 +372,7 @@ class SessionStreams {
  */
 class SharedOutlet implements MessageChannel {
   constructor(
-    private readonly http: HttpSession,
+    readonly http: HttpSession,
     private readonly log: SharedEventLog,
     private readonly onError: (err: unknown) => void,
   ) {}
@@ -379,4 +385,15 @@ class SharedOutlet implements MessageChannel {
     const data = encodeMessage(message, this.onError);
     if (data !== undefined) void Promise.resolve(this.log.append(this.http.id, STANDALONE, message, data)).catch(this.onError);
   }
+
+  sessionEnded(): void {
+    this.http.sessionEnded();
+  }
+}
+
+/** The HTTP session an engine's session belongs to, if an HTTP endpoint opened it. */
+export function httpSessionOf(session: Session): HttpSession | undefined {
+  const channel = session.channel;
+  if (channel instanceof HttpSession) return channel;
+  return channel instanceof SharedOutlet ? channel.http : undefined;
 }

@@ -1,16 +1,18 @@
 import { isMcpxError } from '@mcpx/core';
 import { ClusterUnavailableError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core/stores';
 import { systemClock, type ClusterLink, type McpEngine, type RequestOrigin } from '@mcpx/core/transport';
-import { HttpSession, newSessionId, type HttpSessionSettings } from './http-session';
+import { HttpSession, httpSessionOf, newSessionId, type HttpSessionSettings } from './http-session';
 
 /**
- * The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. When other
- * instances share the sessions (a cluster), the map holds this instance's copies: a session is
- * loaded from the shared record on each request, and a copy idle here is dropped while the session
- * lives on for as long as its record does.
+ * The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. They are found
+ * in the engine's own map of sessions (each engine session's channel leads to its HTTP session):
+ * one map entry per session, not two. When other instances share the sessions (a cluster), those
+ * are this instance's copies: a session is loaded from the shared record on each request, and a
+ * copy idle here is dropped while the session lives on for as long as its record does.
  */
 export class SessionManager {
-  private readonly sessions = new Map<string, HttpSession>();
+  /** How many of the engine's sessions are this manager's (counted as made, and as each ends). */
+  private count = 0;
   /** Sessions with delivered streams still in their grace period. */
   private readonly retiring = new Set<HttpSession>();
   private readonly stopSweeper: () => void;
@@ -18,6 +20,7 @@ export class SessionManager {
   draining = false;
   private readonly cluster?: ClusterLink;
   private readonly settings: HttpSessionSettings;
+  private readonly engine: McpEngine;
 
   constructor(
     engine: McpEngine,
@@ -29,10 +32,21 @@ export class SessionManager {
     /** Where idle expiry and stream retention read the time and run their sweeps (tests pass a ManualClock). */
     private readonly clock: Clock = systemClock,
   ) {
+    this.engine = engine;
     this.cluster = engine.cluster;
-    this.settings = { engine, store, onError, retentionMs: streamRetentionMs, onDelivered: this.onDelivered, clock, since: clock.now(), sharedRetentionMs: idleTimeoutMs };
+    this.settings = {
+      engine,
+      store,
+      onError,
+      retentionMs: streamRetentionMs,
+      onDelivered: this.onDelivered,
+      onEnded: this.onEnded,
+      clock,
+      since: clock.now(),
+      sharedRetentionMs: idleTimeoutMs,
+    };
     this.cluster?.onSessionEvent(({ type, sessionId }) => {
-      const copy = this.sessions.get(sessionId);
+      const copy = this.get(sessionId);
       if (!copy) return;
       if (type === 'sessionClosed') this.endCopy(sessionId, false);
       else {
@@ -51,18 +65,26 @@ export class SessionManager {
   }
 
   get size(): number {
-    return this.sessions.size;
+    return this.count;
   }
 
   get full(): boolean {
-    return this.sessions.size >= this.maxSessions;
+    return this.count >= this.maxSessions;
   }
 
   /** `origin`: the initialize request's (telemetry). */
   create(origin?: RequestOrigin): HttpSession {
     const session = new HttpSession(this.settings, newSessionId(), origin);
-    this.sessions.set(session.id, session);
+    this.count++;
     return session;
+  }
+
+  /** This manager's sessions, as the engine holds them. */
+  private *all(): Generator<HttpSession> {
+    for (const session of this.engine.openSessions()) {
+      const http = httpSessionOf(session);
+      if (http?.settings === this.settings) yield http;
+    }
   }
 
   /** Whether the sessions are shared with other instances. */
@@ -89,10 +111,10 @@ export class SessionManager {
       return undefined;
     }
     if (record.owner !== owner) return undefined;
-    let copy = this.sessions.get(id);
+    let copy = this.get(id);
     if (!copy) {
       copy = new HttpSession(this.settings, id, origin);
-      this.sessions.set(id, copy);
+      this.count++;
     }
     copy.apply(record);
     return copy;
@@ -125,21 +147,13 @@ export class SessionManager {
   /** The session is gone (deleted, expired): this instance's copy stops what it runs and ends its streams. */
   /** `endedHere`: this instance ended the session (DELETE here), so it records the session's duration; the other copies do not. */
   private endCopy(id: string, endedHere: boolean): void {
-    const copy = this.sessions.get(id);
-    if (!copy) return;
-    this.forgetCopy(id);
-    copy.close(endedHere);
-  }
-
-  private forgetCopy(id: string): void {
-    const copy = this.sessions.get(id);
-    if (!copy) return;
-    this.sessions.delete(id);
-    this.retiring.delete(copy);
+    this.get(id)?.close(endedHere);
   }
 
   get(id: string): HttpSession | undefined {
-    return this.sessions.get(id);
+    const session = this.engine.getSession(id);
+    const http = session && httpSessionOf(session);
+    return http?.settings === this.settings ? http : undefined;
   }
 
   /**
@@ -147,9 +161,8 @@ export class SessionManager {
    * dropped (what runs here stops) and the session lives on for the other instances.
    */
   close(id: string): boolean {
-    const session = this.sessions.get(id);
+    const session = this.get(id);
     if (!session) return false;
-    this.forgetCopy(id);
     if (session.shared) session.release();
     else session.close();
     return true;
@@ -157,6 +170,12 @@ export class SessionManager {
 
   private readonly onDelivered = (session: HttpSession): void => {
     this.retiring.add(session);
+  };
+
+  /** However a session ended (here, by the engine, by another instance): it no longer counts, nor waits to forget its streams. */
+  private readonly onEnded = (session: HttpSession): void => {
+    this.count--;
+    this.retiring.delete(session);
   };
 
   forgetDelivered(now = this.clock.now()): void {
@@ -167,7 +186,8 @@ export class SessionManager {
   expireIdle(now = this.clock.now()): number {
     const cutoff = now - this.idleTimeoutMs;
     let expired = 0;
-    for (const session of this.sessions.values()) {
+    // A Map's iteration goes on past entries deleted under it: closing as it goes is safe.
+    for (const session of this.all()) {
       if (session.isIdleSince(cutoff)) {
         // Shared, only this copy goes: the session's record expires by itself once no instance uses it.
         session.session.logger.info(session.shared ? 'idle copy of a shared session dropped' : 'session expired after idling');
@@ -180,17 +200,17 @@ export class SessionManager {
 
   get requestsInFlight(): number {
     let n = 0;
-    for (const s of this.sessions.values()) n += s.session.requestsInFlight;
+    for (const s of this.all()) n += s.session.requestsInFlight;
     return n;
   }
 
   closeConnections(retryMs: number): void {
-    for (const s of this.sessions.values()) s.closeConnections(retryMs);
+    for (const s of this.all()) s.closeConnections(retryMs);
   }
 
   closeAll(): void {
     this.stopSweeper();
     this.stopRetirer?.();
-    for (const id of [...this.sessions.keys()]) this.close(id);
+    for (const session of [...this.all()]) this.close(session.id);
   }
 }

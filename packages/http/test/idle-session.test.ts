@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { openSession, post, postSse, rpc, startServer } from './http-kit';
+import { deleteSession, openSession, post, postSse, rpc, startServer } from './http-kit';
 
 @Server({ name: 'idle-fixture', version: '1.0.0' })
 class IdleFixture extends McpServer {
@@ -124,6 +124,58 @@ describe('an idle session', () => {
       expect(http.session['requests']).toBeUndefined();
       expect(http['streams']).toBeUndefined();
       expect(http.session.requestsInFlight).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is held in the engine’s map alone, and counts out of the cap however it ends', async () => {
+    const server = await startServer(new IdleFixture(), { maxSessions: 3 });
+    const sessions = server.endpoint.sessions;
+    try {
+      const ids = [await openSession(server.url), await openSession(server.url), await openSession(server.url)];
+      // The endpoint finds each through the engine's session (its channel is the HTTP session).
+      for (const id of ids) expect(server.engine.getSession(id)!.channel).toBe(sessions.get(id));
+      expect(Object.values(sessions).some((field) => field instanceof Map)).toBe(false);
+      expect(sessions.size).toBe(3);
+      expect((await post(server.url, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }))).status).toBe(503);
+      // Ended by DELETE, by the engine itself, or by idling: each leaves the count and the lookup.
+      expect((await deleteSession(server.url, ids[0]!)).status).toBe(200);
+      server.engine.getSession(ids[1]!)!.close();
+      expect(sessions.get(ids[1]!)).toBeUndefined();
+      expect(sessions.size).toBe(1);
+      expect((await post(server.url, rpc(2, 'ping'), ids[1]!)).status).toBe(404);
+      expect(sessions.expireIdle(Date.now() + 24 * 3600_000)).toBe(1);
+      expect(sessions.size).toBe(0);
+      expect(server.engine.sessionCount).toBe(0);
+      const again = await openSession(server.url);
+      expect(sessions.get(again)?.id).toBe(again);
+      expect(sessions.size).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps its state, kind and client log level in one small integer', async () => {
+    const server = await startServer(new IdleFixture());
+    try {
+      const id = await openSession(server.url);
+      const session = server.endpoint.sessions.get(id)!.session;
+      expect([session.state, session.unsolicited, session.stateless, session.logLevel]).toEqual(['ready', true, false, undefined]);
+      expect((await post(server.url, rpc(2, 'logging/setLevel', { level: 'critical' }), id)).status).toBe(200);
+      expect([session.state, session.unsolicited, session.stateless, session.logLevel]).toEqual(['ready', true, false, 'critical']);
+      expect(Object.keys(session)).not.toContain('logLevel');
+      expect(typeof session['bits']).toBe('number');
+      // A level that is none (a damaged shared record) counts as none; a state that is none is refused.
+      session.logLevel = 'loud' as never;
+      expect(session.logLevel).toBeUndefined();
+      expect(() => (session.state = 'asleep' as never)).toThrow(TypeError);
+      expect(session.state).toBe('ready');
+      session.close();
+      expect([session.state, session.unsolicited, session.stateless]).toEqual(['closed', true, false]);
+      const once = server.engine.createSession({ send: () => undefined }, 'one-request', { stateless: true });
+      expect([once.state, once.unsolicited, once.stateless, once.logLevel]).toEqual(['new', false, true, undefined]);
+      once.close();
     } finally {
       await server.close();
     }

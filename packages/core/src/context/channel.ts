@@ -17,4 +17,6 @@ export interface MessageChannel {
    * transport has no resumable streams.
    */
   closeConnection?(retryMs?: number): void;
+  /** Told once, as the session this channel is the outlet of ends (closed or released). */
+  sessionEnded?(): void;
 }

@@ -32,15 +32,10 @@ import { checkMiddleware, type Middleware } from '../context/middleware';
 import { ExtensionSet } from '../extensions/extension-set';
 import type { McpExtension } from '../context/extension';
 import { serverExtensions } from './server-extensions';
+import { positiveInteger } from '../metadata/check-options';
 
 /** Notifications a client may send, as telemetry names them (any other is `_OTHER`). */
 const CLIENT_NOTIFICATIONS = new Set(['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'notifications/tasks/status']);
-
-function positiveInteger(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
-}
 
 export type { MethodHandler, NotificationHandler } from '../context/handler-types';
 
@@ -296,6 +291,11 @@ export class McpEngine {
 
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** The open sessions, of every transport (a transport finds its own through each session's channel). */
+  openSessions(): IterableIterator<Session> {
+    return this.sessions.values();
   }
 
   /** Called by Session.close (and by release, which keeps the tasks: the session lives on elsewhere). */

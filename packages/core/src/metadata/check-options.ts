@@ -94,3 +94,10 @@ function editDistance(a: string, b: string, limit: number): number {
   }
   return Math.min(previous[b.length]!, limit);
 }
+
+/** An option that must be a positive integer, or `fallback` when not given. */
+export function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

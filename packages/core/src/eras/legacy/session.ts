@@ -1,6 +1,5 @@
 import type { Principal } from '../../auth/principal';
-import { msSince } from '../../clock';
-import type { RequestHost, ServerServices, SessionState } from '../../context/services';
+import type { RequestHost, ServerServices } from '../../context/services';
 import type { Logger } from 'pino';
 import { ErrorCode, McpError } from '../../protocol/errors';
 import {
@@ -14,6 +13,7 @@ import {
   type RequestId,
 } from '../../protocol/jsonrpc';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../protocol/types';
+import { SessionFlags } from './session-flags';
 import type { MessageChannel } from '../../context/channel';
 import { RequestContext } from '../../context/request-context';
 import type { MethodHandler } from '../../context/handler-types';
@@ -35,9 +35,6 @@ import { streamWriter } from '../../cluster/cluster';
 import type { RequestOrigin } from '../../telemetry/origin';
 import type { RequestTrace } from '../../telemetry/telemetry';
 
-/** The time sessions' open times are counted from (see Session.openedAt). */
-const SINCE = Date.now();
-
 export type { SessionSync } from './session-extras';
 
 export type { SessionState } from '../../context/services';
@@ -49,15 +46,12 @@ export type { SessionState } from '../../context/services';
  * run with a RequestEnv built from what `initialize` recorded here. As the pipeline's EraFront it says how
  * the legacy era admits, runs and answers a request.
  */
-export class Session implements RequestHost, EraFront, InFlightScope {
-  state: SessionState = 'new';
+export class Session extends SessionFlags implements RequestHost, EraFront, InFlightScope {
   protocolVersion = '';
   clientInfo?: Implementation;
   clientCapabilities: ClientCapabilities = {};
   /** Fixed at initialize: what this session was told the server can do. */
   serverCapabilities: ServerCapabilities = {};
-  /** The client's log threshold: undefined until it calls logging/setLevel (unless the server sets a default). */
-  logLevel: LoggingLevel | undefined;
   /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
   principal?: Principal;
   /** The transport's outlet, as given. */
@@ -68,8 +62,6 @@ export class Session implements RequestHost, EraFront, InFlightScope {
   private more?: SessionExtras;
   /** Where the session's client is (HTTP, stdio): its requests' telemetry records it unless a request brings its own. */
   origin?: RequestOrigin;
-  /** When the session opened, in ms after SINCE: a small integer V8 keeps in the field itself, where a time since the epoch takes a 16-byte box per session. */
-  private opened = msSince(SINCE, Date.now());
 
   constructor(
     readonly engine: ServerServices,
@@ -77,21 +69,13 @@ export class Session implements RequestHost, EraFront, InFlightScope {
     /** Where messages tied to no request go (list_changed, resources/updated, session-wide logs). */
     outlet: MessageChannel,
     /** Whether anything can reach the client outside its own requests (false for stateless HTTP). */
-    readonly unsolicited = true,
+    unsolicited = true,
     /** The session lives for one request (stateless HTTP): the server cannot ask the client anything. */
-    readonly stateless = false,
+    stateless = false,
   ) {
-    this.logLevel = engine.options.clientLogLevel;
+    super(unsolicited, stateless, engine.options.clientLogLevel);
     if (!stateless) engine.telemetry.sessionOpened();
     this.rawOutlet = outlet;
-  }
-
-  /** When the session opened (ms since the epoch); a copy of a shared session takes the record's. */
-  get openedAt(): number {
-    return SINCE + this.opened;
-  }
-  set openedAt(at: number) {
-    this.opened = msSince(SINCE, at);
   }
 
   /** Set when other instances share this session: its changes are written through it. */
@@ -129,6 +113,11 @@ export class Session implements RequestHost, EraFront, InFlightScope {
   /** `mcp.session.id` in telemetry: the id as logs show it (none in stateless HTTP and over stdio, which hold no session id). */
   get telemetrySessionId(): string | undefined {
     return this.id === 'stdio' ? undefined : this.logId;
+  }
+
+  /** The transport's outlet as it was given (what `outlet` wraps). */
+  get channel(): MessageChannel {
+    return this.rawOutlet;
   }
 
   /**
@@ -387,6 +376,7 @@ export class Session implements RequestHost, EraFront, InFlightScope {
     this.requests = undefined;
     requests?.abortAll(new CancelledError(reason));
     this.more?.asked?.abandonAll();
+    this.rawOutlet.sessionEnded?.();
   }
 
   get requestsInFlight(): number {
