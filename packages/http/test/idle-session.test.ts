@@ -29,7 +29,7 @@ describe('an idle session', () => {
       expect(sessions[0]!.origin).toEqual({ transport: 'tcp', httpVersion: '1.1', clientAddress: '127.0.0.1' });
       expect(sessions[1]!.origin).toBe(sessions[0]!.origin);
 
-      // A client that declares capabilities keeps its own object, used to decide what it may be asked.
+      // A client that declares capabilities gets them, as declared, to decide what it may be asked.
       const declared = await post(server.url, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'asks', version: '1.0.0' } }));
       const asking = declared.headers['mcp-session-id'] as string;
       expect(server.endpoint.sessions.get(asking)!.session.clientCapabilities).toEqual({ elicitation: {} });
@@ -75,6 +75,41 @@ describe('an idle session', () => {
       expect(last.some((s) => !Object.isFrozen(s.clientInfo))).toBe(true);
       const again = await open({ name: 'editor', version: '2.1.0' });
       expect(again.clientInfo).toBe(a.clientInfo);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('shares one deeply frozen copy of the capabilities among sessions that declared the same, up to a bound', async () => {
+    const server = await startServer(new IdleFixture());
+    const open = async (capabilities: Record<string, unknown>) => {
+      const init = await post(server.url, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'caps', version: '1' } }));
+      expect(init.status).toBe(200);
+      return server.endpoint.sessions.get(init.headers['mcp-session-id'] as string)!.session;
+    };
+    try {
+      const declaration = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
+      const a = await open(declaration);
+      const b = await open(structuredClone(declaration));
+      expect(a.clientCapabilities).toEqual(declaration);
+      expect(b.clientCapabilities).toBe(a.clientCapabilities);
+      expect(Object.isFrozen(a.clientCapabilities) && Object.isFrozen(a.clientCapabilities.roots) && Object.isFrozen(a.clientCapabilities.elicitation!.url)).toBe(true);
+      // Another declaration is its own; one whose JSON is over 1 KB is each session's own.
+      const other = await open({ roots: { listChanged: false } });
+      expect(other.clientCapabilities).toEqual({ roots: { listChanged: false } });
+      expect(other.clientCapabilities).not.toBe(a.clientCapabilities);
+      const long = { experimental: { note: { text: 'x'.repeat(1100) } } };
+      const big = await open(long);
+      const big2 = await open(long);
+      expect(big.clientCapabilities).toEqual(long);
+      expect(big2.clientCapabilities).not.toBe(big.clientCapabilities);
+      expect(Object.isFrozen(big.clientCapabilities)).toBe(false);
+      // Clients inventing declarations fill the table only up to its bound.
+      const invented = [];
+      for (let i = 0; i < 70; i++) invented.push(await open({ experimental: { [`made-up-${i}`]: {} } }));
+      expect(invented.map((s) => Object.keys(s.clientCapabilities.experimental!)[0])).toEqual(invented.map((_, i) => `made-up-${i}`));
+      expect(invented.slice(-3).some((s) => !Object.isFrozen(s.clientCapabilities))).toBe(true);
+      expect((await open(declaration)).clientCapabilities).toBe(a.clientCapabilities);
     } finally {
       await server.close();
     }
