@@ -140,7 +140,6 @@ function parseBody(ctx: EndpointContext, body: unknown): ParsedMessage {
 /** initialize is answered as JSON: the session id goes out only once the session exists. */
 async function initialize(ctx: EndpointContext, message: JsonRpcRequest, request: FastifyRequest, reply: FastifyReply, origin: RequestOrigin): Promise<unknown> {
   const http = ctx.sessions.create(origin);
-  http.owner = ownerOf(request.principal);
   http.session.principal = request.principal;
   const response = await http.session.handleRequest(message, http.outlet, request.principal, requestLogger(request), origin);
   if (!response || 'error' in response) {

@@ -1,35 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { type Session } from '@mcpx/core';
 import { type Clock, type EventStore, type SessionRecord, type SharedEventLog } from '@mcpx/core/stores';
 import { encodeMessage, FewMap, msSince, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';
 import { peerOf } from './telemetry/request-origin';
+import { ownerOf } from './auth/guard';
 
-/** The id of each session's standalone (GET) stream. Request streams are numbered from 1. */
+/** The id of each session's standalone (GET) stream. Request streams are numbered from 1, across the endpoint's sessions (see HttpSessionSettings.streamNumbers). */
 const STANDALONE = '0';
 /** Messages kept for a standalone stream the client has not opened yet. */
 const MAX_EARLY_MESSAGES = 100;
 /** Delivered request streams a session keeps resumable at most (the default store keeps 100 streams a session). */
 const MAX_DELIVERED_KEPT = 100;
-
-const ID_BYTES = 24;
-/** Random bytes for the next 128 ids: one call into the CSPRNG per batch instead of per session. */
-let idPool = Buffer.alloc(0);
-let idOffset = 0;
-
-/** A session id: 192 random bits, base64url (visible ASCII, as the spec requires). */
-export function newSessionId(): string {
-  if (idOffset + ID_BYTES > idPool.length) {
-    idPool = randomBytes(ID_BYTES * 128);
-    idOffset = 0;
-  }
-  const id = idPool.toString('base64url', idOffset, idOffset + ID_BYTES);
-  // Used bytes are wiped: the pool never holds an id already handed out.
-  idPool.fill(0, idOffset, idOffset + ID_BYTES);
-  idOffset += ID_BYTES;
-  return id;
-}
 
 /** What every session of one endpoint shares: held once, by the manager, rather than copied into each session. */
 export interface HttpSessionSettings {
@@ -47,6 +29,21 @@ export interface HttpSessionSettings {
   readonly since: number;
   /** How long the shared log keeps a stream not delivered in full (the session's idle limit). */
   readonly sharedRetentionMs: number;
+  /**
+   * The number of the next request stream, counted for the endpoint rather than in each session:
+   * a stream id is then never reused in a session (the store may still hold a delivered one).
+   */
+  readonly streamNumbers: { next: number };
+}
+
+/**
+ * The HttpSession class of one manager: its settings are on the prototype, so each session holds
+ * no field for them (8 bytes of every idle session).
+ */
+export function httpSessionClass(settings: HttpSessionSettings): new (id: string, origin?: RequestOrigin) => HttpSession {
+  class ManagedHttpSession extends HttpSession {}
+  Object.defineProperty(ManagedHttpSession.prototype, 'settings', { value: settings });
+  return ManagedHttpSession;
 }
 
 /**
@@ -54,24 +51,21 @@ export interface HttpSessionSettings {
  * stream for messages tied to no request, and the bookkeeping for idle expiry. In a session of
  * this instance alone it is also the session's outlet (what no request asked for).
  */
-export class HttpSession implements MessageChannel {
+export abstract class HttpSession implements MessageChannel {
+  /** Its manager's (on the prototype: see httpSessionClass): what tells one manager's sessions from another's among the engine's. */
+  declare readonly settings: HttpSessionSettings;
   readonly session: Session;
   /** The last activity, in ms after `settings.since`: a small integer held in the field, not a 16-byte box per session. */
   private active: number;
-  /** The principal the session was created by (auth on): requests of anyone else get 404. */
-  owner?: string;
   /** Its streams, made with the first need of them: a session that never streamed (initialize is answered as JSON) holds none. */
   private streams?: SessionStreams;
-  /** The number of its next request stream: stream ids are never reused in a session (the store may still hold a delivered one). */
-  private nextStream = 1;
 
   constructor(
-    /** Its manager's: what tells one manager's sessions from another's among the engine's. */
-    readonly settings: HttpSessionSettings,
     id: string,
     /** The request that opened it (or this copy of it): where the client is, for telemetry. */
     origin?: RequestOrigin,
   ) {
+    const settings = this.settings;
     const engine = settings.engine;
     // The client's network only: the opening request's headers (its trace context) are no parent of later requests.
     const peer = origin && peerOf(origin);
@@ -94,6 +88,11 @@ export class HttpSession implements MessageChannel {
   /** Where the engine sends what no request asked for: the standalone stream, once the client opens it (or, shared, the shared log). */
   get outlet(): MessageChannel {
     return this.session.channel;
+  }
+
+  /** The principal the session was created by (auth on), as a key: requests of anyone else get 404. */
+  get owner(): string | undefined {
+    return ownerOf(this.session.principal);
   }
 
   /** As the session's outlet (or through the shared one): the session ended. */
@@ -148,7 +147,7 @@ export class HttpSession implements MessageChannel {
     if (this.cluster) {
       // The id names this instance (unique across instances); the log's first entry (seq 1) names
       // the request, so a client resuming elsewhere after this instance died gets an error for it.
-      const id = `${this.cluster.instanceId}.${this.nextStream++}`;
+      const id = `${this.cluster.instanceId}.${this.settings.streamNumbers.next++}`;
       const log = new BatchedStreamLog(this.settings.store as SharedEventLog, this.id, id, requestId, this.settings.onError);
       const ended = {
         streamEnded: (ending: SseStream, deliveredInFull: boolean) => {
@@ -159,7 +158,7 @@ export class HttpSession implements MessageChannel {
       };
       stream = new SseStream(id, this.id, log, this.settings.onError, ended, 1);
     } else {
-      stream = new SseStream(String(this.nextStream++), this.id, this.settings.store, this.settings.onError, this);
+      stream = new SseStream(String(this.settings.streamNumbers.next++), this.id, this.settings.store, this.settings.onError, this);
     }
     (streams.live ??= new FewMap()).set(stream.id, stream);
     return stream;
@@ -267,13 +266,9 @@ export class HttpSession implements MessageChannel {
   apply(record: SessionRecord): void {
     const session = this.session;
     session.state = record.state;
-    session.protocolVersion = record.protocolVersion;
-    session.clientInfo = record.clientInfo;
-    session.clientCapabilities = record.clientCapabilities;
-    session.serverCapabilities = record.serverCapabilities;
+    session.settle(record.protocolVersion, record.clientInfo, record.clientCapabilities, record.serverCapabilities);
     session.logLevel = record.logLevel;
     session.principal = record.principal;
-    this.owner = record.owner;
     if (record.openedAt !== undefined) session.openedAt = record.openedAt;
     if (record.standaloneOpened === true) this.standaloneOpened = true;
     session.resetSubscriptions(record.subscriptions);

@@ -1,7 +1,8 @@
 import { isMcpxError } from '@mcpx/core';
 import { ClusterUnavailableError, type Clock, type EventStore, type SharedEventLog } from '@mcpx/core/stores';
 import { systemClock, type ClusterLink, type McpEngine, type RequestOrigin } from '@mcpx/core/transport';
-import { HttpSession, httpSessionOf, newSessionId, type HttpSessionSettings } from './http-session';
+import { httpSessionClass, httpSessionOf, type HttpSession, type HttpSessionSettings } from './http-session';
+import { newSessionId } from './session-id';
 
 /**
  * The open HTTP sessions: creation under a cap, lookup, idle expiry and draining. They are found
@@ -20,6 +21,8 @@ export class SessionManager {
   draining = false;
   private readonly cluster?: ClusterLink;
   private readonly settings: HttpSessionSettings;
+  /** This manager's sessions' class (their settings on its prototype). */
+  private readonly HttpSession: ReturnType<typeof httpSessionClass>;
   private readonly engine: McpEngine;
 
   constructor(
@@ -44,7 +47,9 @@ export class SessionManager {
       clock,
       since: clock.now(),
       sharedRetentionMs: idleTimeoutMs,
+      streamNumbers: { next: 1 },
     };
+    this.HttpSession = httpSessionClass(this.settings);
     this.cluster?.onSessionEvent(({ type, sessionId }) => {
       const copy = this.get(sessionId);
       if (!copy) return;
@@ -74,7 +79,7 @@ export class SessionManager {
 
   /** `origin`: the initialize request's (telemetry). */
   create(origin?: RequestOrigin): HttpSession {
-    const session = new HttpSession(this.settings, newSessionId(), origin);
+    const session = new this.HttpSession(newSessionId(), origin);
     this.count++;
     return session;
   }
@@ -113,7 +118,7 @@ export class SessionManager {
     if (record.owner !== owner) return undefined;
     let copy = this.get(id);
     if (!copy) {
-      copy = new HttpSession(this.settings, id, origin);
+      copy = new this.HttpSession(id, origin);
       this.count++;
     }
     copy.apply(record);

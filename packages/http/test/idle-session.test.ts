@@ -2,10 +2,15 @@ import 'reflect-metadata';
 import { McpServer, Server, Tool, type RequestContext } from '@mcpx/core';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { deleteSession, openSession, post, postSse, rpc, startServer } from './http-kit';
+import { deleteSession, openSession, post, postSse, rpc, startServer, streamOf } from './http-kit';
 
 @Server({ name: 'idle-fixture', version: '1.0.0' })
 class IdleFixture extends McpServer {
+  @Tool()
+  hello(_input: void) {
+    return 'hi';
+  }
+
   @Tool()
   async ask(_input: void, ctx: RequestContext) {
     const answer = await ctx.elicit('Go on?', { type: 'object', properties: { go: { type: 'boolean' } } });
@@ -25,6 +30,9 @@ describe('an idle session', () => {
       expect(Object.isFrozen(sessions[0]!.clientCapabilities)).toBe(true);
       expect(sessions[1]!.clientCapabilities).toBe(sessions[0]!.clientCapabilities);
       expect(sessions[2]!.clientCapabilities).toBe(sessions[0]!.clientCapabilities);
+      // What initialize settled (version, client, capabilities both ways) is one object for all three.
+      expect(sessions[1]!.terms).toBe(sessions[0]!.terms);
+      expect(sessions[2]!.terms).toBe(sessions[0]!.terms);
       // The origin keeps the client's network, not the opening request's headers or port.
       expect(sessions[0]!.origin).toEqual({ transport: 'tcp', httpVersion: '1.1', clientAddress: '127.0.0.1' });
       expect(sessions[1]!.origin).toBe(sessions[0]!.origin);
@@ -186,6 +194,29 @@ describe('an idle session', () => {
       const again = await openSession(server.url);
       expect(sessions.get(again)?.id).toBe(again);
       expect(sessions.size).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('holds its endpoint’s settings and stream numbering on its class, not in each session', async () => {
+    const server = await startServer(new IdleFixture());
+    try {
+      const [a, b] = [await openSession(server.url), await openSession(server.url)];
+      const [httpA, httpB] = [server.endpoint.sessions.get(a)!, server.endpoint.sessions.get(b)!];
+      expect(Object.hasOwn(httpA, 'settings')).toBe(false);
+      expect(httpA.settings).toBe(httpB.settings);
+      expect(Object.keys(httpA).sort()).toEqual(['active', 'session', 'streams']);
+      // Request streams are numbered for the endpoint: a session never sees one of its stream ids again.
+      const streamIdOf = async (session: string, id: number) => {
+        const events = await (await postSse(server.url, session, rpc(id, 'tools/call', { name: 'hello', arguments: {} }))).rest();
+        const first = events.find((event) => event.id !== undefined);
+        expect(events.some((event) => event.message?.id === id && event.message.result)).toBe(true);
+        return streamOf(first!.id!);
+      };
+      const streams = [await streamIdOf(a, 1), await streamIdOf(a, 2), await streamIdOf(b, 3), await streamIdOf(a, 4)];
+      expect(new Set(streams).size).toBe(4);
+      expect(streams.map(Number)).toEqual([...streams.map(Number)].sort((x, y) => x - y));
     } finally {
       await server.close();
     }

@@ -1,4 +1,4 @@
-import { newSessionId } from '../src/http-session';
+import { newSessionId } from '../src/session-id';
 
 describe('newSessionId', () => {
   it('gives 192-bit base64url ids, all distinct, across several refills of its random pool', () => {

@@ -9,6 +9,7 @@ import { tagFilterOf, toolSearchOf } from '../registry/entry-visibility';
 import type { MessageChannel } from '../context/channel';
 import type { NotificationHandler } from '../context/handler-types';
 import { Session } from '../eras/legacy/session';
+import { markShared } from '../eras/legacy/shared-client-values';
 import { InMemoryTaskStore, type TaskStore } from '../stores/task-store';
 import { TaskManager, type TaskOptions } from '../tasks/task-manager';
 import { writeToPino } from '../context/mcp-logger';
@@ -242,10 +243,7 @@ export class McpEngine {
     });
   }
 
-  /**
-   * Opens a session. `outlet` carries what no request asked for (see MessageChannel); pass
-   * `unsolicited: false` when nothing can reach the client outside its own requests.
-   */
+  /** Opens a session. `outlet` carries what no request asked for (see MessageChannel); pass `unsolicited: false` when nothing can reach the client outside its own requests. */
   /** `principal`: who the session acts for (bound for its life; a request may bring a newer token of the same principal). */
   /** `stateless`: the session serves one request (stateless HTTP): nothing unsolicited, and no requests to the client. */
   /** `origin`: where the client is (telemetry's `network.*`), unless a request brings its own. */
@@ -336,6 +334,7 @@ export class McpEngine {
     if (extensions) declared.experimental = { ...extensions, ...this.options.capabilities?.experimental };
     const backported = this.extensions.declared('legacy', 'extensions'); // McpExtension.legacyCapability
     if (backported) declared.extensions = { ...backported, ...this.options.capabilities?.extensions };
+    markShared(declared); // held by every session offered it (session-terms.ts)
     if (live) this.liveCapabilities = declared;
     else this.quietCapabilities = { shape, caps: declared };
     return declared;

@@ -2,6 +2,7 @@ import type { MessageChannel } from '../../context/channel';
 import type { McpLogger } from '../../context/mcp-logger';
 import type { PendingAnswers } from './pending-answers';
 import type { SessionPatch } from '../../cluster/cluster';
+import type { Principal } from '../../auth/principal';
 
 /** How a session's changes reach the other instances sharing it (see Cluster): set by the transport on the copy it serves requests with. */
 export interface SessionSync {
@@ -17,4 +18,5 @@ export class SessionExtras {
   asked?: PendingAnswers;
   clientLogger?: McpLogger;
   sync?: SessionSync;
+  principal?: Principal;
 }

@@ -2,6 +2,7 @@ import { msSince } from '../../clock';
 import type { SessionState } from '../../context/services';
 import { LOGGING_LEVELS } from '../../protocol/log-levels';
 import type { LoggingLevel } from '../../protocol/types';
+import { TermsHolder } from './session-terms';
 
 /** The time sessions' open times are counted from (see openedAt). */
 const SINCE = Date.now();
@@ -17,12 +18,13 @@ const LEVEL_SHIFT = 4;
  * A session's small values, each kept as a small integer V8 stores in the object itself: every
  * field is 8 bytes of each idle session, and a time since the epoch would be a 16-byte box.
  */
-export abstract class SessionFlags {
+export abstract class SessionFlags extends TermsHolder {
   private bits: number;
   /** When the session opened, in ms after SINCE. */
   private opened = msSince(SINCE, Date.now());
 
   constructor(unsolicited: boolean, stateless: boolean, logLevel: LoggingLevel | undefined) {
+    super();
     this.bits = (unsolicited ? UNSOLICITED : 0) | (stateless ? STATELESS : 0);
     if (logLevel !== undefined) this.logLevel = logLevel;
   }

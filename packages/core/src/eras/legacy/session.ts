@@ -12,8 +12,9 @@ import {
   type ParsedMessage,
   type RequestId,
 } from '../../protocol/jsonrpc';
-import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../protocol/types';
+import type { LoggingLevel } from '../../protocol/types';
 import { SessionFlags } from './session-flags';
+import { NO_TERMS } from './session-terms';
 import type { MessageChannel } from '../../context/channel';
 import { RequestContext } from '../../context/request-context';
 import type { MethodHandler } from '../../context/handler-types';
@@ -47,13 +48,6 @@ export type { SessionState } from '../../context/services';
  * the legacy era admits, runs and answers a request.
  */
 export class Session extends SessionFlags implements RequestHost, EraFront, InFlightScope {
-  protocolVersion = '';
-  clientInfo?: Implementation;
-  clientCapabilities: ClientCapabilities = {};
-  /** Fixed at initialize: what this session was told the server can do. */
-  serverCapabilities: ServerCapabilities = {};
-  /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). */
-  principal?: Principal;
   /** The transport's outlet, as given. */
   private readonly rawOutlet: MessageChannel;
   /** Its requests in flight, by id, made with the first and let go with the last: an idle session holds none. */
@@ -76,6 +70,14 @@ export class Session extends SessionFlags implements RequestHost, EraFront, InFl
     super(unsolicited, stateless, engine.options.clientLogLevel);
     if (!stateless) engine.telemetry.sessionOpened();
     this.rawOutlet = outlet;
+  }
+
+  /** Who this session acts for (HTTP with auth: the token's principal at initialize; stdio: configured). Kept with the extras: most sessions have none. */
+  get principal(): Principal | undefined {
+    return this.more?.principal;
+  }
+  set principal(principal: Principal | undefined) {
+    if (principal !== undefined || this.more !== undefined) this.extras.principal = principal;
   }
 
   /** Set when other instances share this session: its changes are written through it. */
@@ -192,8 +194,7 @@ export class Session extends SessionFlags implements RequestHost, EraFront, InFl
    * had happened, at the protocol version the request's transport header names.
    */
   assumeInitialized(protocolVersion: string): void {
-    this.protocolVersion = protocolVersion;
-    this.serverCapabilities = this.engine.capabilities({ unsolicited: this.unsolicited });
+    this.settle(protocolVersion, undefined, NO_TERMS.clientCapabilities, this.engine.capabilities({ unsolicited: this.unsolicited }));
     this.state = 'ready';
   }
 

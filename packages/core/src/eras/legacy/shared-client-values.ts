@@ -8,13 +8,27 @@ import type { ClientCapabilities, Implementation } from '../../protocol/types';
 const MAX_SHARED = 64;
 
 /** The capabilities of a client that declares none: one object for every such session rather than each request's own. */
-const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
+export const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
 const SHARED_CAPABILITIES = new Map<string, ClientCapabilities>();
 /** Longer declarations are each session's own (the key is their JSON). */
 const MAX_SHARED_CAPABILITIES_JSON = 1024;
 
 const SHARED_INFOS = new Map<string, Implementation>();
 const MAX_SHARED_FIELD = 128;
+
+/** Every value these tables (and the engine, for its capabilities) handed out: what a table of whole agreements may hold (see session-terms.ts). */
+const SHARED_VALUES = new WeakSet<object>([NO_CAPABILITIES]);
+
+/** Marks `value` as one object many sessions hold, bounded in size and number by whoever made it (the engine's capabilities). */
+export function markShared<T extends object>(value: T): T {
+  SHARED_VALUES.add(value);
+  return value;
+}
+
+/** Whether `value` is one these tables (or markShared) handed out. */
+export function isShared(value: object): boolean {
+  return SHARED_VALUES.has(value);
+}
 
 function declaresNone(capabilities: Record<string, unknown>): boolean {
   for (const key in capabilities) if (Object.hasOwn(capabilities, key)) return false;
@@ -38,7 +52,7 @@ export function sharedCapabilities(capabilities: Record<string, unknown>): Clien
   if (shared === undefined) {
     if (SHARED_CAPABILITIES.size >= MAX_SHARED) return capabilities as ClientCapabilities;
     // A copy: the request's own params stay the caller's to change.
-    shared = deepFreeze(JSON.parse(key) as ClientCapabilities);
+    shared = markShared(deepFreeze(JSON.parse(key) as ClientCapabilities));
     SHARED_CAPABILITIES.set(key, shared);
   }
   return shared;
@@ -56,7 +70,7 @@ export function sharedInfo(info: Record<string, unknown>): Implementation {
   let shared = SHARED_INFOS.get(key);
   if (shared === undefined) {
     if (SHARED_INFOS.size >= MAX_SHARED) return info as unknown as Implementation;
-    shared = Object.freeze(title === undefined ? { name, version } : { name, version, title });
+    shared = markShared(Object.freeze(title === undefined ? { name, version } : { name, version, title }));
     SHARED_INFOS.set(key, shared);
   }
   return shared;

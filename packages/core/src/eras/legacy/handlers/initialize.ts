@@ -19,10 +19,12 @@ export const initialize: Answers<LegacyResults['initialize']> = (params, ctx) =>
   }
   const engine = session.engine;
   // The server's own copy of the version string: a session holds no string of the request's.
-  session.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.find((v) => v === requested) ?? LATEST_PROTOCOL_VERSION;
-  session.clientCapabilities = sharedCapabilities(capabilities);
-  session.clientInfo = sharedInfo(clientInfo);
-  session.serverCapabilities = engine.capabilities({ unsolicited: session.unsolicited });
+  session.settle(
+    SUPPORTED_PROTOCOL_VERSIONS.find((v) => v === requested) ?? LATEST_PROTOCOL_VERSION,
+    sharedInfo(clientInfo),
+    sharedCapabilities(capabilities),
+    engine.capabilities({ unsolicited: session.unsolicited }),
+  );
   session.state = 'initializing';
   // Through the session's logger only when the line is written: an idle session then holds no logger of its own.
   if (engine.logger.isLevelEnabled('info'))
