@@ -191,6 +191,20 @@ describe('logging', () => {
     expect(lines.find((l) => l.msg === 'db down')).toMatchObject({ level: 60, logger: 'db', data: { host: 'h' } });
   });
 
+  it("makes one child of the server's logger for a request's log, with the session's and the request's ids", async () => {
+    const { logger, lines } = memoryLogger();
+    const client = await connect(new Worker(), { logger });
+    // Children of children resolve `child` to the root's own property, so the spy sees every level.
+    const child = jest.spyOn(logger, 'child');
+    await client.callTool('chatty');
+    const bindings = child.mock.calls.map(([b]) => b as Record<string, unknown>);
+    const session = client.session.id.slice(0, 8);
+    expect(bindings.filter((b) => 'requestId' in b)).toEqual([{ session, requestId: expect.any(Number) }]);
+    expect(bindings.filter((b) => 'session' in b && !('requestId' in b))).toEqual([]);
+    expect(lines.find((l) => l.msg === 'info line')).toMatchObject({ session, requestId: expect.any(Number) });
+    expect(lines.find((l) => l.msg === 'db down')).toMatchObject({ session, logger: 'db' });
+  });
+
   it("keeps data fields named like the line's own apart from them: one `name` per JSON line", async () => {
     const chunks: string[] = [];
     const logger = pino({ name: 'greeter', level: 'info' }, { write: (chunk: string) => void chunks.push(chunk) });

@@ -10,7 +10,7 @@ import { serverUrl } from './server-url';
 import { redisFromEnv } from '@mcpx/core/stores';
 import { startRedisCluster } from './cluster/start-cluster';
 import { lazySchemaCompilers } from './lazy-schema-compilers';
-import { isPino } from './request-logger';
+import { addressedChild, isPino } from './request-logger';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -79,6 +79,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     throw err;
   }
 
+  const trustsProxy = options.fastify?.trustProxy !== undefined && options.fastify.trustProxy !== false;
   const app = Fastify({
     loggerInstance: logger,
     // The endpoint writes its own single line per request.
@@ -91,10 +92,14 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     // after the drain started) is destroyed rather than waited on for its keep-alive timeout.
     forceCloseConnections: true,
     schemaController: { compilersFactory: lazySchemaCompilers() },
-    // A request's own logger (its reqId) only where request lines are written: below info a
-    // request's few lines (warnings, errors) go out through the server's logger, and a call makes
-    // no child logger.
-    childLoggerFactory: (parent, bindings, options) => (isPino(parent) && !parent.isLevelEnabled('info') ? parent : parent.child(bindings, options)),
+    // A request's own logger (its reqId, and unless a proxy is trusted, the caller's address, which
+    // is then the socket's) only where request lines are written: below info a request's few lines
+    // (warnings, errors) go out through the server's logger, and a call makes no child logger.
+    childLoggerFactory: (parent, bindings, options, raw) => {
+      if (!isPino(parent)) return parent.child(bindings, options);
+      if (!parent.isLevelEnabled('info')) return parent;
+      return trustsProxy ? parent.child(bindings, options) : addressedChild(parent, bindings, options, raw.socket?.remoteAddress);
+    },
     ...options.fastify,
   });
   // OpenTelemetry: configured here, or by MCPX_OTEL and MCPX_METRICS. A port of its own for /metrics listens where the server does, unless told otherwise.

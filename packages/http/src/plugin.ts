@@ -13,7 +13,7 @@ import { PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { SessionManager } from './session-manager';
 import { Heartbeats } from './sse';
 import { authenticate } from './auth/guard';
-import { isPino } from './request-logger';
+import { hasAddress, isPino } from './request-logger';
 import { registerCors } from './cors';
 import { startRedisCluster } from './cluster/start-cluster';
 import { startOtelFor, type OtelHandle } from '@mcpx/core/transport';
@@ -325,7 +325,7 @@ export function logRequest(request: FastifyRequest, status: number, durationMs: 
       url: request.url.includes('access_token=') ? request.url.replace(/access_token=[^&#]*/g, 'access_token=[redacted]') : request.url,
       mcpMethod: request.mcpMethod ?? undefined,
       session: logSessionOf(request),
-      remoteAddress: request.ip,
+      remoteAddress: hasAddress(request.log) ? undefined : request.ip,
       status,
       durationMs: Math.round(durationMs * 100) / 100,
     },

@@ -6,6 +6,8 @@
 import 'reflect-metadata';
 import { LoggedServer as Logged } from '../../core/test/fixtures/logged-server';
 import { memoryLogger } from '@mcpx/testing';
+import pino from 'pino';
+import { Writable } from 'node:stream';
 import type { McpHttpServer } from '@mcpx/http';
 import { callTool, deleteSession, initializeBody, openSession, post, rpc, startServer, waitFor } from './http-kit';
 
@@ -120,6 +122,48 @@ describe('the message log over HTTP at debug', () => {
       expect(memory.lines.filter((l) => l.msg === 'http request' && l.mcpMethod === 'tools/call')).toEqual([
         expect.objectContaining({ level: 20, session: session.slice(0, 8), status: 200 }),
       ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the request logger of a listening server', () => {
+  it('binds the request id and the caller’s address in one child, and writes the address once a line', async () => {
+    const text: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (text.push(...String(chunk).split('\n').filter(Boolean)), done()) }));
+    // Children of children resolve `child` to the root's own property, so the spy sees every level.
+    const child = jest.spyOn(logger, 'child');
+    const server = await startServer(new Logged(), { logger });
+    try {
+      const session = await openSession(server.url);
+      child.mockClear();
+      expect((await post(server.url, callTool(7, 'echo', { text: 'hi' }), session)).status).toBe(200);
+      expect((await post(server.url, rpc(8, 'tools/list'), 'no-such-session')).status).toBe(404);
+      await waitFor(() => text.some((line) => line.includes('"status":404')), 'the HTTP line of the 404');
+      const bindings = child.mock.calls.map(([b]) => b as Record<string, unknown>);
+      // One child per request, the address bound with its id: none made for the address alone.
+      expect(bindings.filter((b) => 'remoteAddress' in b)).toEqual([
+        { reqId: expect.any(String), remoteAddress: '127.0.0.1' },
+        { reqId: expect.any(String), remoteAddress: '127.0.0.1' },
+      ]);
+      expect(bindings.filter((b) => 'reqId' in b && !('remoteAddress' in b))).toEqual([]);
+      const lines = text.filter((line) => line.includes('"requestId":7') || line.includes('"status":404'));
+      expect(lines).toHaveLength(2);
+      for (const line of lines) expect(line.split('"remoteAddress"').length - 1).toBe(1);
+      expect(lines.map((line) => (JSON.parse(line) as { remoteAddress: string }).remoteAddress)).toEqual(['127.0.0.1', '127.0.0.1']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('binds the address from the request itself when a proxy is trusted (it may come from X-Forwarded-For)', async () => {
+    const memory = memoryLogger('info');
+    const server = await startServer(new Logged(), { logger: memory.logger, fastify: { trustProxy: true } });
+    try {
+      const session = await openSession(server.url);
+      expect((await post(server.url, callTool(9, 'echo', { text: 'hi' }), session, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+      expect(mcpLines(memory.lines, 9)).toEqual([expect.objectContaining({ outcome: 'result', remoteAddress: '203.0.113.7' })]);
     } finally {
       await server.close();
     }

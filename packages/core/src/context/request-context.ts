@@ -143,13 +143,21 @@ export class RequestContext {
 
   /** Logs to pino (with session and request ids, and the trace's ids) and, at or above the session's level, to the client. */
   get log(): McpLogger {
+    if (this.logger) return this.logger;
     const spanContext = this.trace?.span?.spanContext();
     const bindings: Record<string, unknown> = this.task ? { requestId: this.requestId, taskId: this.task.id } : { requestId: this.requestId };
     if (spanContext && spanContext.traceId !== otelApi().INVALID_SPAN_CONTEXT.traceId) {
       bindings.trace_id = spanContext.traceId;
       bindings.span_id = spanContext.spanId;
     }
-    return (this.logger ??= new McpLogger(this.host.logger.child(bindings), this.env, this.channel, undefined, this.task ? relatedTask(this.task.id) : undefined));
+    const host = this.host;
+    return (this.logger = new McpLogger(
+      host.loggerWith ? host.loggerWith(bindings) : host.logger.child(bindings),
+      this.env,
+      this.channel,
+      undefined,
+      this.task ? relatedTask(this.task.id) : undefined,
+    ));
   }
 
   /**

@@ -91,6 +91,8 @@ export interface RequestHost {
   readonly engine: ServerServices;
   /** The framework's logger for this request's lines. */
   readonly logger: Logger;
+  /** `logger` with these bindings besides its own, made as one child (absent: `logger.child(bindings)`). */
+  loggerWith?(bindings: Record<string, unknown>): Logger;
   /** The legacy session the request came on; absent in the modern era, which has none. */
   readonly session?: SessionView;
   /**

@@ -135,6 +135,11 @@ export class Session extends SessionFlags implements RequestHost, EraFront, InFl
     const id = this.logId;
     return id === undefined ? this.engine.logger : this.engine.logger.child({ session: id });
   }
+  /** As a RequestHost: a request's logger (ctx.log), its bindings beside the session's id in one child rather than a child of a child. */
+  loggerWith(bindings: Record<string, unknown>): Logger {
+    const id = this.logId;
+    return this.engine.logger.child(id === undefined ? bindings : { session: id, ...bindings });
+  }
   /** The resources this session subscribed to (resources/subscribe). */
   get subscriptions(): Set<string> {
     return (this.extras.subscribed ??= new Set());
