@@ -191,7 +191,7 @@ describe('logging', () => {
     expect(lines.find((l) => l.msg === 'db down')).toMatchObject({ level: 60, logger: 'db', data: { host: 'h' } });
   });
 
-  it("makes one child of the server's logger for a request's log, with the session's and the request's ids", async () => {
+  it("makes one child of the server's logger for a request's log, with the session's and the request's ids, named loggers included", async () => {
     const { logger, lines } = memoryLogger();
     const client = await connect(new Worker(), { logger });
     // Children of children resolve `child` to the root's own property, so the spy sees every level.
@@ -199,10 +199,14 @@ describe('logging', () => {
     await client.callTool('chatty');
     const bindings = child.mock.calls.map(([b]) => b as Record<string, unknown>);
     const session = client.session.id.slice(0, 8);
-    expect(bindings.filter((b) => 'requestId' in b)).toEqual([{ session, requestId: expect.any(Number) }]);
-    expect(bindings.filter((b) => 'session' in b && !('requestId' in b))).toEqual([]);
+    // The tool also logs through ctx.log.child('db'): a named logger makes no child of its own.
+    expect(bindings).toEqual([{ session, requestId: expect.any(Number) }]);
     expect(lines.find((l) => l.msg === 'info line')).toMatchObject({ session, requestId: expect.any(Number) });
     expect(lines.find((l) => l.msg === 'db down')).toMatchObject({ session, logger: 'db' });
+    // A name given twice is the last one, once.
+    const nested = client.session.log.child('a').child('b');
+    nested.warning('nested');
+    expect(lines.find((l) => l.msg === 'nested')).toMatchObject({ logger: 'b', level: 40 });
   });
 
   it("keeps data fields named like the line's own apart from them: one `name` per JSON line", async () => {
