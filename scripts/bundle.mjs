@@ -192,5 +192,6 @@ async function bundle(dir) {
         `for (const name of Object.keys(m)) if (!(name in exports)) exports[name] = m[name];\n`,
     );
   });
-  process.stdout.write(`bundled ${manifest.name}: ${entries.length} entries, ${shared.size} modules kept as files\n`);
+  // On stderr: `npm run start:stdio` builds first, and its stdout must carry MCP messages only.
+  process.stderr.write(`bundled ${manifest.name}: ${entries.length} entries, ${shared.size} modules kept as files\n`);
 }

@@ -4,7 +4,7 @@
  * exports as tsc's files for CommonJS and ESM alike, and tsc's files instead whenever tsc has
  * written dist/ again since the bundle was made. Reads the built packages: `npm test` builds first.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -101,6 +101,14 @@ describe('which copy loads', () => {
        process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(dir)})).map((f) => f.slice(${dir.length + 1}))))`,
       dir,
     );
+
+  it('is made without a byte on stdout, where `npm run start:stdio` (which builds first) speaks MCP', () => {
+    const made = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs'), dir], { encoding: 'utf8' });
+    expect(made.status).toBe(0);
+    expect(made.stdout).toBe('');
+    expect(made.stderr).toContain('bundled @mcpx/core:');
+    expect(loadedIn()).toContain('dist/bundle/all.js');
+  });
 
   it('is the bundle when tsc has not written dist/ since it was made', () => {
     const loaded = loadedIn();
