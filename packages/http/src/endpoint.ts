@@ -110,7 +110,7 @@ function refuseVersion(reply: FastifyReply, requested: string | string[]): Fasti
 /** The session with this id, if it exists and belongs to the request's principal (anyone else: as if it did not exist). */
 function sessionOf(ctx: EndpointContext, sessionId: string, request: FastifyRequest): HttpSession | undefined {
   const http = ctx.sessions.get(sessionId);
-  if (!http || http.owner !== ownerOf(request.principal)) return undefined;
+  if (!http || !http.ownedBy(request.principal)) return undefined;
   return http;
 }
 

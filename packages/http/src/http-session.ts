@@ -1,10 +1,10 @@
-import { type Session } from '@mcpx/core';
+import { type Principal, type Session } from '@mcpx/core';
 import { type Clock, type EventStore, type SessionRecord, type SharedEventLog } from '@mcpx/core/stores';
 import { encodeMessage, FewMap, msSince, type ClusterLink, type JsonRpcMessage, type McpEngine, type MessageChannel, type RequestId, type RequestOrigin } from '@mcpx/core/transport';
 import { SseStream } from './sse-stream';
 import { BatchedStreamLog } from './cluster/batched-stream-log';
 import { peerOf } from './telemetry/request-origin';
-import { ownerOf } from './auth/guard';
+import { ownerOf, sameOwner } from './auth/guard';
 
 /** The id of each session's standalone (GET) stream. Request streams are numbered from 1, across the endpoint's sessions (see HttpSessionSettings.streamNumbers). */
 const STANDALONE = '0';
@@ -90,9 +90,14 @@ export abstract class HttpSession implements MessageChannel {
     return this.session.channel;
   }
 
-  /** The principal the session was created by (auth on), as a key: requests of anyone else get 404. */
+  /** The principal the session was created by (auth on), as a key (its shared record's). */
   get owner(): string | undefined {
     return ownerOf(this.session.principal);
+  }
+
+  /** Whether a request of `principal` may use the session: anyone else's get 404. */
+  ownedBy(principal: Principal | undefined): boolean {
+    return sameOwner(this.session.principal, principal);
   }
 
   /** As the session's outlet (or through the shared one): the session ended. */

@@ -10,7 +10,7 @@ export function requestLogger(request: FastifyRequest): Logger | undefined {
   request.mcpLogged = true;
   const log = request.log;
   if (!isPino(log) || !log.isLevelEnabled('info')) return undefined;
-  return ADDRESSED.has(log) ? log : log.child({ remoteAddress: request.ip });
+  return hasAddress(log) ? log : log.child({ remoteAddress: request.ip });
 }
 
 /** Request loggers made with the caller's address already bound (see addressedChild). */
@@ -29,7 +29,7 @@ export function addressedChild(parent: Logger, bindings: Record<string, unknown>
 
 /** Whether the request's logger has its caller's address bound already (its lines need no field for it). */
 export function hasAddress(log: unknown): boolean {
-  return typeof log === 'object' && log !== null && ADDRESSED.has(log);
+  return ADDRESSED.has(log as object);
 }
 
 /** Fastify's logger is pino when the app has one; without, a stand-in with only the level methods. */

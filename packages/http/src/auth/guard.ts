@@ -54,3 +54,12 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply,
 export function ownerOf(principal: Principal | undefined): string | undefined {
   return principal ? JSON.stringify([principal.claims.iss ?? null, principal.subject, principal.clientId ?? null]) : undefined;
 }
+
+/** Whether two principals are one owner, as ownerOf tells them apart; with string claims, without writing either key. */
+export function sameOwner(a: Principal | undefined, b: Principal | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.subject !== b.subject || (a.clientId ?? null) !== (b.clientId ?? null)) return false;
+  const [ia, ib] = [a.claims.iss ?? null, b.claims.iss ?? null];
+  if ((ia === null || typeof ia === 'string') && (ib === null || typeof ib === 'string')) return ia === ib;
+  return ownerOf(a) === ownerOf(b);
+}
