@@ -18,6 +18,7 @@ export { eraOf } from './pipeline/classify';
 export { tooManyInFlight, type Refusal, type RefusalKind } from './pipeline/admission';
 export type { MessageChannel } from './context/channel';
 export { sessionLogId } from './context/request-log';
+export { childLogger, extendLogger, boundBy } from './context/logger-lineage';
 export { LOGGING_LEVELS, isLoggingLevel } from './protocol/log-levels';
 export { missingScopes } from './auth/principal';
 export { checkArgumentLimits, resolveArgumentLimits, type ResolvedArgumentLimits } from './schema/argument-limits';

@@ -10,7 +10,7 @@ import { serverUrl } from './server-url';
 import { redisFromEnv } from '@mcpx/core/stores';
 import { startRedisCluster } from './cluster/start-cluster';
 import { lazySchemaCompilers } from './lazy-schema-compilers';
-import { addressedChild, isPino } from './request-logger';
+import { isPino, requestChild } from './request-logger';
 
 export interface ListenOptions extends McpHttpOptions {
   /** Default: $HOST or 127.0.0.1 (loopback: only this machine can connect). */
@@ -98,7 +98,7 @@ export async function listen(server: Servable, options: ListenOptions = {}): Pro
     childLoggerFactory: (parent, bindings, options, raw) => {
       if (!isPino(parent)) return parent.child(bindings, options);
       if (!parent.isLevelEnabled('info')) return parent;
-      return trustsProxy ? parent.child(bindings, options) : addressedChild(parent, bindings, options, raw.socket?.remoteAddress);
+      return requestChild(parent, bindings, options, trustsProxy ? false : raw.socket?.remoteAddress);
     },
     ...options.fastify,
   });

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { boundBy, childLogger, extendLogger } from '@mcpx/core/transport';
 
 /**
  * The logger the engine writes a POSTed message's lines with: the request's own (its `reqId`)
@@ -10,26 +11,22 @@ export function requestLogger(request: FastifyRequest): Logger | undefined {
   request.mcpLogged = true;
   const log = request.log;
   if (!isPino(log) || !log.isLevelEnabled('info')) return undefined;
-  return hasAddress(log) ? log : log.child({ remoteAddress: request.ip });
+  return hasAddress(log) ? log : extendLogger(log, { remoteAddress: request.ip });
 }
 
-/** Request loggers made with the caller's address already bound (see addressedChild). */
-const ADDRESSED = new WeakSet<object>();
-
 /**
- * A request's own logger with its caller's address bound in the same child: a child of a child
- * costs V8 far more than a child (the first child becomes a prototype), about 7 µs a request.
- * For `listen`'s Fastify, which knows the address is the socket's (no proxy is trusted).
+ * A request's own logger for `listen`'s Fastify, made with `childLogger` so that what the engine
+ * adds to it (a trace's ids, `ctx.log`'s request id) goes into one child of the server's logger,
+ * not a child of this one. Unless a proxy is trusted the caller's address is the socket's, and is
+ * bound here in the same child.
  */
-export function addressedChild(parent: Logger, bindings: Record<string, unknown>, options: object, remoteAddress: string | undefined): Logger {
-  const child = parent.child({ ...bindings, remoteAddress }, options);
-  ADDRESSED.add(child);
-  return child;
+export function requestChild(parent: Logger, bindings: Record<string, unknown>, options: object, remoteAddress: string | undefined | false): Logger {
+  return childLogger(parent, remoteAddress === false ? bindings : { ...bindings, remoteAddress }, options);
 }
 
 /** Whether the request's logger has its caller's address bound already (its lines need no field for it). */
 export function hasAddress(log: unknown): boolean {
-  return ADDRESSED.has(log as object);
+  return boundBy(log, 'remoteAddress') !== undefined;
 }
 
 /** Fastify's logger is pino when the app has one; without, a stand-in with only the level methods. */

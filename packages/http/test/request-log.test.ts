@@ -162,8 +162,13 @@ describe('the request logger of a listening server', () => {
     const server = await startServer(new Logged(), { logger: memory.logger, fastify: { trustProxy: true } });
     try {
       const session = await openSession(server.url);
+      const child = jest.spyOn(memory.logger, 'child');
       expect((await post(server.url, callTool(9, 'echo', { text: 'hi' }), session, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
       expect(mcpLines(memory.lines, 9)).toEqual([expect.objectContaining({ outcome: 'result', remoteAddress: '203.0.113.7' })]);
+      // The address goes into a second child of the same parent, not into a child of the request's own.
+      const made = new Set(child.mock.results.map((r) => r.value as unknown));
+      expect(child.mock.calls.map(([b]) => b)).toEqual([{ reqId: expect.any(String) }, { reqId: expect.any(String), remoteAddress: '203.0.113.7' }]);
+      expect(child.mock.contexts.filter((parent) => made.has(parent))).toEqual([]);
     } finally {
       await server.close();
     }

@@ -395,6 +395,26 @@ describe('a 2026-07-28 request over HTTP', () => {
     expect(networkOf(span)).toEqual(HTTP_NETWORK);
   });
 
+  it('ctx.log lines carry the HTTP request’s ids and the trace’s, from children of the server’s logger only (no child of a child)', async () => {
+    // A child of a child resolves `child` to the root's own property too: the spy sees every level, and `this` tells the parent.
+    const child = jest.spyOn(logger, 'child');
+    try {
+      await modern.callTool({ name: 'greet', arguments: { name: 'Ivy' } });
+      const span = await kit.waitForSpan('tools/call greet');
+      const ids = { trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId };
+      await waitUntil(() => lines.some((l) => l.msg === 'mcp request' && l.tool === 'greet'), 'the request line');
+      expect(lines.find((l) => l.msg === 'greeting')).toMatchObject({ data: { who: 'Ivy' }, reqId: expect.any(String), remoteAddress: '127.0.0.1', requestId: expect.anything(), ...ids });
+      expect(lines.find((l) => l.msg === 'mcp request' && l.tool === 'greet')).toMatchObject({ reqId: expect.any(String), remoteAddress: '127.0.0.1', ...ids });
+      expect(child.mock.calls.length).toBeGreaterThanOrEqual(3); // the HTTP request's, the traced one, ctx.log's
+      // Every child made for the request has the same long-lived parent: none is a child of another one made for it.
+      const made = new Set(child.mock.results.map((r) => r.value as unknown));
+      expect(child.mock.contexts.filter((parent) => made.has(parent))).toEqual([]);
+      expect(new Set(child.mock.contexts).size).toBe(1);
+    } finally {
+      child.mockRestore();
+    }
+  });
+
   it('an elicitation through input requests: each round a span, the question a CLIENT span ending with its round', async () => {
     const result = await modern.callTool({ name: 'confirm', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'action=accept' }]);

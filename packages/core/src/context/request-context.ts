@@ -7,6 +7,7 @@ import { elicit, elicitUrl, listRoots, sample, type ClientRequestOptions } from 
 import type { MessageChannel } from './channel';
 import type { LazyAbort } from './lazy-abort';
 import { McpLogger } from './mcp-logger';
+import { extendLogger } from './logger-lineage';
 import type { RequestEnv } from './request-env';
 import type { RequestHost, ServerServices, SessionView } from './services';
 import type { ChildSpan, RequestTrace } from '../telemetry/telemetry';
@@ -152,7 +153,7 @@ export class RequestContext {
     }
     const host = this.host;
     return (this.logger = new McpLogger(
-      host.loggerWith ? host.loggerWith(bindings) : host.logger.child(bindings),
+      host.loggerWith ? host.loggerWith(bindings) : extendLogger(host.logger, bindings),
       this.env,
       this.channel,
       undefined,

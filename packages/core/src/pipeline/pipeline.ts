@@ -8,6 +8,7 @@ import type { MethodHandler } from '../context/handler-types';
 import { LazyAbort } from '../context/lazy-abort';
 import { loggedChannel, logMessage, type MessageLogTarget } from '../context/message-log';
 import { logRequest } from '../context/request-log';
+import { extendLogger } from '../context/logger-lineage';
 import { InputNeeded } from '../protocol/input-required';
 import type { Era } from '../context/request-env';
 import { text } from '../content/helpers';
@@ -124,7 +125,7 @@ export class RequestPipeline {
     const trace = telemetry.startRequest(request.method, request.id, request.params, { sessionId: front.telemetrySessionId, origin: inbound.origin ?? front.origin });
     let logger = inbound.logger ?? this.host.logger;
     const traced = trace?.logFields();
-    if (traced) logger = logger.child(traced);
+    if (traced) logger = extendLogger(logger, traced);
     // Nothing is timed or serialised for the log unless its level is on.
     const startedAt = logger.isLevelEnabled('info') ? performance.now() : -1;
     const messages: MessageLogTarget | undefined =

@@ -8,6 +8,7 @@
  * (task-runtime.ts: records, cap, waiters, cluster) lies outside this file and tasks-extension.ts.
  */
 import type { Logger } from 'pino';
+import { extendLogger } from '../context/logger-lineage';
 import type { Principal } from '../auth/principal';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors';
 import type { JsonRpcErrorObject } from '../protocol/jsonrpc';
@@ -86,7 +87,7 @@ export class ModernTasks {
 
     const record = runtime.newRecord(modernOwner(ctx.principal), Math.min(runtime.defaultTtlMs, runtime.maxTtlMs));
     const taskId = record.taskId;
-    const logger = host.logger.child({ taskId });
+    const logger = extendLogger(host.logger, { taskId });
     const inputs = new TaskInputs(() => void this.publishInputs(taskId).catch((err) => logger.error({ err, taskId }, 'could not record the task input requests')));
     // The running task holds the call's place under the cap from now on (forget gives it back).
     const running = new ModernRun(controller, holder, inputs, logger);

@@ -275,7 +275,7 @@ export class Session extends SessionFlags implements RequestHost, EraFront, InFl
     if (ctx.aborted) return null;
     if (outcome.ok) return resultResponse(request.id, outcome.result);
     const traced = (ctx.trace as RequestTrace | undefined)?.logFields();
-    return errorResponseFor(request.id, request.method, outcome.error, () => (traced ? this.logger.child(traced) : this.logger));
+    return errorResponseFor(request.id, request.method, outcome.error, () => (traced ? this.loggerWith(traced) : this.logger));
   }
 
   handleNotification(notification: JsonRpcNotification, origin?: RequestOrigin): void {
