@@ -96,6 +96,20 @@ describe('argument limits', () => {
     expect(checkArgumentLimits({ a: 1, b: { c: 1 } }, { ...defaults, maxKeys: 3 })).toBeUndefined();
   });
 
+  it('tells flat arguments (scalars only) by the same limits, with the same words', () => {
+    expect(checkArgumentLimits({ text: 'x'.repeat(10), n: 1, ok: true, none: null }, { ...defaults, maxStringLength: 10 })).toBeUndefined();
+    expect(checkArgumentLimits({ n: 1, text: 'x'.repeat(11) }, { ...defaults, maxStringLength: 10 })).toEqual({
+      path: 'text',
+      message: 'string of 11 characters is longer than the limit of 10',
+    });
+    expect(checkArgumentLimits({ a: 1, b: 2, c: 3 }, { ...defaults, maxKeys: 3 })).toBeUndefined();
+    expect(checkArgumentLimits({ a: 1, b: 2, c: 3, d: 4 }, { ...defaults, maxKeys: 3 })).toEqual({
+      path: '',
+      message: 'the arguments hold more than 3 keys and items in all (the limit)',
+    });
+    expect(checkArgumentLimits({}, defaults)).toBeUndefined();
+  });
+
   it('stops at the first excess', () => {
     const extra: Record<string, number> = {};
     for (let i = 0; i < 20_000; i++) extra[`k${i}`] = i;

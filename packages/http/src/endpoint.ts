@@ -19,6 +19,7 @@ import { requestLogger } from './request-logger';
 import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guards';
 import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } from './http-errors';
 import type { HttpSession } from './http-session';
+import type { SseStream } from './sse-stream';
 import type { ResolvedHttpOptions } from './options';
 import { answeredAdmission, openConnection, type EndpointContext } from './exchange';
 import { ConnectionChannel, JsonModeOutlet, UnresumableStream } from './channels';
@@ -167,22 +168,42 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, owner:
   return reply.code(200).header('content-type', 'application/json').send(text);
 }
 
-/** Streams a request: priming event, everything the request causes, then its response. */
-async function answerSse(ctx: EndpointContext, http: HttpSession, inbound: Inbound, admission: Admission, reply: FastifyReply): Promise<void> {
+/** Streams a request: priming event, everything the request causes, then its response (at once when the pipeline answers at once). */
+function answerSse(ctx: EndpointContext, http: HttpSession, inbound: Inbound, admission: Admission, reply: FastifyReply): void | Promise<void> {
   const stream = http.openRequestStream(inbound.request.id);
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
   const channel: MessageChannel = ctx.store ? stream : new UnresumableStream(stream);
-  let response: JsonRpcMessage | null = null;
+  let ran: JsonRpcMessage | null | Promise<JsonRpcMessage | null>;
   try {
-    response = await ctx.engine.pipeline.run(http.session, inbound, channel, admission);
+    ran = ctx.engine.pipeline.run(http.session, inbound, channel, admission);
+  } catch (err) {
+    endRequestStream(http, stream, reply, null);
+    throw err;
+  }
+  if (!(ran instanceof Promise)) return sendAndEnd(http, stream, reply, ran);
+  return ran.then(
+    (response) => sendAndEnd(http, stream, reply, response),
+    (err: unknown) => {
+      endRequestStream(http, stream, reply, null);
+      throw err;
+    },
+  );
+}
+
+function sendAndEnd(http: HttpSession, stream: SseStream, reply: FastifyReply, response: JsonRpcMessage | null): void {
+  try {
     if (response) stream.send(response);
   } finally {
-    if (response || http.session.state === 'closed' || reply.raw.destroyed) stream.end();
-    // Cancelled: no response is due, and a stream that ended without one makes clients resume it
-    // in a loop. It stays open (heartbeats only) until the client lets go of it.
-    else reply.raw.once('close', () => stream.end());
+    endRequestStream(http, stream, reply, response);
   }
+}
+
+function endRequestStream(http: HttpSession, stream: SseStream, reply: FastifyReply, response: JsonRpcMessage | null): void {
+  if (response || http.session.state === 'closed' || reply.raw.destroyed) return stream.end();
+  // Cancelled: no response is due, and a stream that ended without one makes clients resume it
+  // in a loop. It stays open (heartbeats only) until the client lets go of it.
+  reply.raw.once('close', () => stream.end());
 }
 
 /** Stateless: a fresh session per POST, as if initialized, closed when the exchange ends. */

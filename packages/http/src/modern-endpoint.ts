@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '@mcpx/core';
 import {
@@ -27,6 +28,8 @@ import { checkModernHeaders, checkVersionHeader, PROTOCOL_VERSION_HEADER } from 
 import { requestLogger } from './request-logger';
 import { originOf, traceAcceptedNotification } from './telemetry/request-origin';
 import type { ModernInFlight } from './modern-in-flight';
+import type { SseConnection } from './sse';
+import { atTurnEnd, type TurnEndWaiter } from './turn-end';
 
 /**
  * Protocol 2026-07-28 over Streamable HTTP (transports/streamable-http.md): every request is its
@@ -151,30 +154,71 @@ function statusOf(response: JsonRpcResponse): number {
 
 /**
  * Cancels the request when its client goes away before its answer was written: the response
- * closing early is the 2026-07-28 cancellation signal over HTTP. Returns the function that
- * stops watching (once the answer is known).
+ * closing early is the 2026-07-28 cancellation signal over HTTP. The close listener is added at the
+ * end of this turn, if the request is still running then: one answered at once needs none.
  */
-function cancelOnClose(request: FastifyRequest, reply: FastifyReply, abort: LazyAbort): () => void {
-  const res = reply.raw;
-  const onClose = () => {
-    if (!res.writableFinished) abort.abort(new Error(`Request cancelled: the client closed the stream of ${request.mcpMethod ?? 'its request'}`));
-  };
-  res.once('close', onClose);
-  // The client may have left while the body was read.
-  if (res.destroyed || res.socket?.destroyed) onClose();
-  return () => res.off('close', onClose);
+class CancelOnClose implements TurnEndWaiter {
+  private listener?: () => void;
+  private stopped = false;
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly res: ServerResponse,
+    private readonly abort: LazyAbort,
+  ) {
+    // The client may have left while the body was read.
+    if (res.destroyed || res.socket?.destroyed) this.clientLeft();
+    else atTurnEnd(this);
+  }
+
+  turnEnded(): void {
+    if (this.stopped) return;
+    if (this.res.destroyed) return this.clientLeft();
+    this.listener = () => this.clientLeft();
+    this.res.once('close', this.listener);
+  }
+
+  /** The answer is known: closing from now on cancels nothing. */
+  stop(): void {
+    this.stopped = true;
+    if (this.listener) this.res.off('close', this.listener);
+    this.listener = undefined;
+  }
+
+  private clientLeft(): void {
+    if (!this.res.writableFinished) this.abort.abort(new Error(`Request cancelled: the client closed the stream of ${this.request.mcpMethod ?? 'its request'}`));
+  }
 }
 
-/** Answers with an SSE stream: the request's notifications as they come, then its response; no event ids (nothing resumes in 2026-07-28). */
-async function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const stopWatching = cancelOnClose(request, reply, inbound.abort!);
+/** Answers with an SSE stream: the request's notifications as they come, then its response; no event ids (nothing resumes in 2026-07-28). At once when the pipeline answers at once. */
+function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+  const watch = new CancelOnClose(request, reply.raw, inbound.abort!);
   // No polling close: a client could not resume the stream (a long subscriptions/listen stays open, with heartbeats).
   const connection = openConnection(ctx, reply, { polling: false });
   const onError = (err: unknown) => (inbound.logger ?? ctx.engine.logger).error({ err }, 'message could not be serialised');
   const channel = new ConnectionChannel(connection, onError);
+  let ran: JsonRpcResponse | null | Promise<JsonRpcResponse | null>;
   try {
-    const response = await ctx.engine.pipeline.run(front, inbound, channel, admission);
-    stopWatching();
+    ran = ctx.engine.pipeline.run(front, inbound, channel, admission);
+  } catch (err) {
+    watch.stop();
+    connection.close();
+    throw err;
+  }
+  if (!(ran instanceof Promise)) return endSse(reply, watch, connection, channel, onError, ran);
+  return ran.then(
+    (response) => endSse(reply, watch, connection, channel, onError, response),
+    (err: unknown) => {
+      watch.stop();
+      connection.close();
+      throw err;
+    },
+  );
+}
+
+function endSse(reply: FastifyReply, watch: CancelOnClose, connection: SseConnection, channel: ConnectionChannel, onError: (err: unknown) => void, response: JsonRpcResponse | null): void {
+  watch.stop();
+  try {
     // Cancelled (the client left, or the server shut down): nothing more is sent for it.
     if (!response || connection.closed) return;
     const status = statusOf(response);
@@ -186,14 +230,13 @@ async function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound
     }
     channel.send(response);
   } finally {
-    stopWatching();
     connection.close();
   }
 }
 
 /** Answers with one JSON body. The request's notifications have nowhere to go (the client chose no stream). */
 async function answerJson(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const stopWatching = cancelOnClose(request, reply, inbound.abort!);
+  const watch = new CancelOnClose(request, reply.raw, inbound.abort!);
   const channel = new JsonAnswerChannel(reply.raw);
   const logger = inbound.logger;
   const message = inbound.request;
@@ -201,7 +244,7 @@ async function answerJson(ctx: EndpointContext, front: EraFront, inbound: Inboun
   try {
     response = await ctx.engine.pipeline.run(front, inbound, channel, admission);
   } finally {
-    stopWatching();
+    watch.stop();
   }
   // Cancelled: the client left (the answer goes nowhere, but the exchange still ends), or the server shut down.
   if (!response) return sendHttpError(reply.header('retry-after', '5'), 503, 'Service Unavailable: the server shut down while serving this request', TRANSPORT_ERROR, message.id);

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { atTurnEnd, type TurnEndWaiter } from './turn-end';
 
 /** Messages this long (chars) are written as they are rather than joined with their framing. */
 const LARGE = 16 * 1024;
@@ -21,7 +22,7 @@ const SSE_HEADER_LIST = Object.entries(SSE_HEADERS).flat();
  * connections went from ~7,000 to ~15,000 req/s (docs/performance.md). A stream that lives on (a tool
  * that takes its time, a GET stream) starts chunked at the first turn of the loop.
  */
-export class SseConnection {
+export class SseConnection implements TurnEndWaiter {
   private maxAge?: NodeJS.Timeout;
   /** Small writes are joined here; a large message joins `chunks` as it is, so it is never copied in JS. */
   private pending = '';
@@ -31,7 +32,8 @@ export class SseConnection {
   private started = false;
   /** When something last went out (heartbeats are sent to connections quiet for a whole period). */
   lastWrite = 0;
-  closed = false;
+  private finished = false;
+  private readonly heartbeats?: Heartbeats;
   /** Called once, when the connection is closed or released. */
   private readonly onClose?: () => void;
 
@@ -40,21 +42,19 @@ export class SseConnection {
     options: { heartbeats?: Heartbeats; maxConnectionMs: number; retryMs: number; onClose?: () => void },
   ) {
     this.onClose = options.onClose;
+    this.heartbeats = options.heartbeats;
+    // Heartbeats and the close listener wait for the end of this turn (turnEnded): a request
+    // answered at once, the common case, is closed by then and needs neither.
     this.schedule();
-    const heartbeats = options.heartbeats;
-    if (heartbeats) {
-      heartbeats.add(this);
-      res.once('close', () => {
-        heartbeats.delete(this);
-        this.finish();
-      });
-    } else {
-      res.once('close', () => this.finish());
-    }
     if (options.maxConnectionMs > 0) {
       this.maxAge = setTimeout(() => this.close(options.retryMs), options.maxConnectionMs);
       this.maxAge.unref();
     }
+  }
+
+  /** Closed by us, or the client went away (Node marks the response destroyed as its socket closes). */
+  get closed(): boolean {
+    return this.finished || this.res.destroyed;
   }
 
   /**
@@ -89,7 +89,8 @@ export class SseConnection {
 
   /** Ends the response; with `retryMs`, first tells the client when to come back (polling). */
   close(retryMs?: number): void {
-    if (this.closed) return;
+    if (this.finished) return;
+    if (this.res.destroyed) return this.finish();
     if (retryMs !== undefined) this.write(`retry: ${retryMs}\n\n`);
     const rest = this.take();
     if (!this.started) {
@@ -111,17 +112,27 @@ export class SseConnection {
   private schedule(): void {
     if (this.flushing) return;
     this.flushing = true;
-    setImmediate(this.flush);
+    atTurnEnd(this);
   }
 
-  private readonly flush = (): void => {
+  /** What was written this turn goes out; a connection still open after its first turn is watched from now on. */
+  turnEnded(): void {
     this.flushing = false;
-    if (this.closed) return;
+    if (this.finished) return;
+    if (!this.started) {
+      if (this.res.destroyed) return this.finish();
+      this.heartbeats?.add(this);
+      this.res.once('close', () => {
+        this.heartbeats?.delete(this);
+        this.finish();
+      });
+    }
+    if (this.res.destroyed) return;
     this.lastWrite = Date.now();
     if (!this.started) return this.start();
     const chunks = this.take();
     if (chunks.length > 0) this.send(chunks, false);
-  };
+  }
 
   /** Sends the headers now, chunked: the stream lives on past this turn. */
   private start(): void {
@@ -160,8 +171,8 @@ export class SseConnection {
   }
 
   private finish(): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.finished) return;
+    this.finished = true;
     this.pending = '';
     this.chunks = [];
     clearTimeout(this.maxAge);

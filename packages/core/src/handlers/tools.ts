@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from '../protocol/errors';
 import type { Answers, SharedResults } from './method-types';
 import { invokeTool } from '../pipeline/invoke-tool';
 import type { ToolEntry } from '../registry/entry-types';
+import type { RequestContext } from '../context/request-context';
 import type { Tool } from '../protocol/types';
 import { objectParam, requireCapability, stringParam } from '../context/params';
 import { listPage, visibleEntries, visibleEntry } from './list-page';
@@ -57,15 +58,20 @@ function untasked(definition: Tool): Tool {
   return Object.keys(otherExecution).length > 0 ? { ...rest, execution: otherExecution } : rest;
 }
 
-export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx) => {
+// Not async: a call whose tool and arguments answer at once is answered at once (errors are thrown
+// as they are; the era's invoke catches them either way).
+export const callTool: Answers<SharedResults['tools/call']> = (params, ctx) => {
   requireCapability(ctx, 'tools');
   const name = stringParam(params, 'name', 'tools/call');
   if (name === SEARCH_TOOL && ctx.engine.registry.toolSearch && !ctx.engine.registry.tools.has(SEARCH_TOOL)) {
-    return await callSearch(objectParam(params, 'arguments', 'tools/call') ?? {}, ctx, viewOf(ctx) ?? definitionOf);
+    return callSearch(objectParam(params, 'arguments', 'tools/call') ?? {}, ctx, viewOf(ctx) ?? definitionOf);
   }
   const named = visibleEntry(ctx.engine.registry.tools.get(name), ctx, `tool "${name}"`);
   // Only an entry with a rule answers with a promise: the others cost no await.
-  const entry = named instanceof Promise ? await named : named;
+  return named instanceof Promise ? named.then((entry) => callEntry(entry, name, params, ctx)) : callEntry(named, name, params, ctx);
+};
+
+function callEntry(entry: ToolEntry | undefined, name: string, params: Record<string, unknown>, ctx: RequestContext): ReturnType<typeof callTool> {
   if (!entry) throw McpError.invalidParams(ctx.engine.registry.whyAbsent('tool', name) ?? `Unknown tool: ${name}`);
   // A call without `arguments` is a call with none.
   const args = objectParam(params, 'arguments', 'tools/call') ?? {};
@@ -78,7 +84,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
         throw missingTasksExtension(`Tool "${name}" runs only as a task: declare the ${TASKS_EXTENSION} extension in this request's client capabilities`);
       }
     }
-    return await invokeTool(entry, args, ctx);
+    return invokeTool(entry, args, ctx);
   }
   // Task augmentation (2025-11-25), when this server offers tasks at all (otherwise the field is ignored, as the spec says).
   if (ctx.env.serverCapabilities.tasks) {
@@ -86,7 +92,7 @@ export const callTool: Answers<SharedResults['tools/call']> = async (params, ctx
     const support = entry.definition.execution?.taskSupport ?? 'forbidden';
     if (task && support === 'forbidden') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" does not support running as a task`);
     if (!task && support === 'required') throw new McpError(ErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (execution.taskSupport is "required")`);
-    if (task) return await ctx.engine.tasks.legacy.start(entry, args, ctx, task);
+    if (task) return ctx.engine.tasks.legacy.start(entry, args, ctx, task);
   }
-  return await invokeTool(entry, args, ctx);
-};
+  return invokeTool(entry, args, ctx);
+}

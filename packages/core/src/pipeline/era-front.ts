@@ -57,8 +57,8 @@ export interface EraFront {
   refuse(request: JsonRpcRequest, handler: MethodHandler | undefined): JsonRpcErrorResponse | undefined;
   /** The handler's context for an admitted request, or the error it is answered with (a retry's state fails verification). */
   open(request: JsonRpcRequest, inbound: Inbound, channel: MessageChannel, abort: LazyAbort, logger: Logger, trace: RequestTrace | undefined): RequestContext | JsonRpcResponse;
-  /** Runs the handler as the era runs it (the legacy era answers a handler's InputRequired on the stream). */
-  invoke(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>>;
+  /** Runs the handler as the era runs it (the legacy era answers a handler's InputRequired on the stream); at once when the handler answers at once. */
+  invoke(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Shapes the outcome into the response (null: cancelled, no response is due). */
   answer(request: JsonRpcRequest, ctx: RequestContext, outcome: Outcome, logger: Logger): JsonRpcResponse | null;
 }

@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../protocol/errors';
 import { isMcpxError } from '../errors';
 import type { CallToolResult } from '../protocol/types';
-import type { ToolEntry } from '../registry/entry-types';
+import type { ToolEntry, ValidationVerdict } from '../registry/entry-types';
 import { formatIssues } from '../schema/class-validation';
 import { classTransformer } from '../schema/class-transformer';
 import { text } from '../content/helpers';
@@ -15,40 +15,79 @@ import { ClientCapabilityError } from '../context/client-requests';
 /**
  * Where a tool is invoked: validate the arguments (a failure is a tool execution error the model
  * can act on, SEP-1303), call the user's method, and shape what it returns into a CallToolResult.
+ * A tool that answers at once, with arguments checked at once, is answered at once: no promise is
+ * made for the common synchronous call.
  */
-export async function invokeTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
+export function invokeTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): CallToolResult | Promise<CallToolResult> {
   // The bounds first: nothing below may walk more of the arguments than they allow.
   const limits = limitsOf(entry, ctx.engine.argumentLimits);
   const excess = checkArgumentLimits(args, limits);
   if (excess) return { content: [text(formatIssues([excess]))], isError: true };
-  const checked = await entry.validateInput(args, limits.unknownProperties);
-  if (!checked.ok) return { content: [text(formatIssues(checked.issues))], isError: true };
+  const checked = entry.validateInput(args, limits.unknownProperties);
+  return checked instanceof Promise ? checked.then((verdict) => callChecked(entry, verdict, ctx)) : callChecked(entry, checked, ctx);
+}
 
+/** invokeTool, always as a promise (a throw becomes its rejection): for the callers that race or chain it. */
+export function invokeToolLater(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
+  try {
+    return Promise.resolve(invokeTool(entry, args, ctx));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function callChecked(entry: ToolEntry, checked: ValidationVerdict, ctx: RequestContext): CallToolResult | Promise<CallToolResult> {
+  if (!checked.ok) return { content: [text(formatIssues(checked.issues))], isError: true };
   let value: unknown;
   try {
-    value = await entry.handler(checked.value, ctx);
+    value = entry.handler(checked.value, ctx);
   } catch (err) {
-    if (err instanceof McpError) throw err; // the author asked for a protocol error
-    if (ctx.aborted) throw err; // the response is dropped anyway
-    if (err instanceof InputNeeded) throw err; // not a failure: the call waits on the client
-    // 2026-07-28 makes a missing client capability a protocol error (-32021), not a tool result.
-    if (err instanceof ClientCapabilityError && ctx.env.era === 'modern') throw err.toMcpError();
-    // A failure inside the tool is a result the model can see, not a protocol error; the stack stays in the log (and on the span).
-    if (ctx.trace?.span && err instanceof Error) ctx.trace.span.recordException(err);
-    ctx.host.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
-    return { content: [text(failureMessage(err, entry, ctx))], isError: true };
+    return toolFailure(err, entry, ctx);
   }
+  // A thenable is awaited, as `await` would: its failure is the tool's, its value the result.
+  return isThenable(value)
+    ? Promise.resolve(value).then(
+        (settled) => resultOf(entry, settled, ctx),
+        (err: unknown) => toolFailure(err, entry, ctx),
+      )
+    : resultOf(entry, value, ctx);
+}
+
+/** A failure inside the tool is a result the model can see, not a protocol error (but for the errors rethrown here). */
+function toolFailure(err: unknown, entry: ToolEntry, ctx: RequestContext): CallToolResult {
+  if (err instanceof McpError) throw err; // the author asked for a protocol error
+  if (ctx.aborted) throw err; // the response is dropped anyway
+  if (err instanceof InputNeeded) throw err; // not a failure: the call waits on the client
+  // 2026-07-28 makes a missing client capability a protocol error (-32021), not a tool result.
+  if (err instanceof ClientCapabilityError && ctx.env.era === 'modern') throw err.toMcpError();
+  // The stack stays in the log (and on the span).
+  if (ctx.trace?.span && err instanceof Error) ctx.trace.span.recordException(err);
+  ctx.host.logger.warn({ err, tool: entry.definition.name, requestId: ctx.requestId }, 'tool failed');
+  return { content: [text(failureMessage(err, entry, ctx))], isError: true };
+}
+
+/** What the tool returned, as a CallToolResult (checked against its output schema, if it has one). */
+function resultOf(entry: ToolEntry, value: unknown, ctx: RequestContext): CallToolResult | Promise<CallToolResult> {
+  if (entry.validateOutput) return structuredResult(entry, value, ctx).catch((err: unknown) => noJsonForm(err, entry, ctx));
   try {
-    return entry.validateOutput ? await structuredResult(entry, value, ctx) : toCallToolResult(value);
+    return toCallToolResult(value);
   } catch (err) {
-    // A value with no JSON form (a Promise, binary data, a cycle, a huge BigInt): the tool's fault, told to the model.
-    if (!isMcpxError(err, 'MCPX_TOOL_ERROR')) throw err;
-    ctx.host.logger.error(
-      { tool: entry.definition.name, source: entry.source, requestId: ctx.requestId, reason: err.message },
-      `tool "${entry.definition.name}" returned a value with no JSON form`,
-    );
-    return { content: [text(`Tool "${entry.definition.name}" returned a value with no JSON form: ${err.message}`)], isError: true };
+    return noJsonForm(err, entry, ctx);
   }
+}
+
+/** A value with no JSON form (a Promise, binary data, a cycle, a huge BigInt): the tool's fault, told to the model. */
+function noJsonForm(err: unknown, entry: ToolEntry, ctx: RequestContext): CallToolResult {
+  if (!isMcpxError(err, 'MCPX_TOOL_ERROR')) throw err;
+  ctx.host.logger.error(
+    { tool: entry.definition.name, source: entry.source, requestId: ctx.requestId, reason: err.message },
+    `tool "${entry.definition.name}" returned a value with no JSON form`,
+  );
+  return { content: [text(`Tool "${entry.definition.name}" returned a value with no JSON form: ${err.message}`)], isError: true };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function');
 }
 
 /** Errors whose message is written for the client: told as they are even with `maskErrors`. */

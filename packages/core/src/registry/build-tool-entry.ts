@@ -113,7 +113,7 @@ function schemaAndValidator(cls: InputClass | undefined, raw: JsonSchema | undef
  * it at start, where it would cost the JSON Schema validator's load before the first answer.
  */
 let noArguments: ReturnType<typeof compileJsonSchema> | undefined;
-const validateNoArguments: Validator = async (value) => {
+const validateNoArguments: Validator = (value) => {
   const issues = (noArguments ??= compileJsonSchema(NO_INPUT_SCHEMA))(value);
   return issues ? { ok: false, issues } : { ok: true, value };
 };
@@ -125,7 +125,7 @@ function schemaValidator(schema: JsonSchema, source: string): Validator {
   } catch (err) {
     throw new DefinitionError(`${source}: the JSON Schema does not compile: ${(err as Error).message}`);
   }
-  return async (value) => {
+  return (value) => {
     const issues = check(value);
     return issues ? { ok: false, issues } : { ok: true, value };
   };

@@ -10,8 +10,13 @@ import type { UriTemplate } from '../uri-template';
 import type { Middleware } from '../context/middleware';
 import type { RateLimitRule } from '../policies/rate-limit';
 
-/** Checks a value; `unknownProperties` says what an input class does with properties it does not declare (raw schemas decide for themselves). */
-export type Validator = (value: unknown, unknownProperties?: 'refuse' | 'drop') => Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }>;
+/**
+ * Checks a value; `unknownProperties` says what an input class does with properties it does not
+ * declare (raw schemas decide for themselves). The verdict comes at once where nothing asynchronous
+ * is needed (the common case), else as a promise.
+ */
+export type Validator = (value: unknown, unknownProperties?: 'refuse' | 'drop') => ValidationVerdict | Promise<ValidationVerdict>;
+export type ValidationVerdict = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
 
 export type ToolHandler = (input: any, ctx: RequestContext) => unknown;
 export type ResourceHandler = (ctx: RequestContext) => unknown;

@@ -61,6 +61,7 @@ export function resolveArgumentLimits(limits: ArgumentLimits | undefined, base: 
  * is bounded by the limits whatever the arguments hold. Returns the issue, or undefined.
  */
 export function checkArgumentLimits(args: unknown, limits: ResolvedArgumentLimits): ValidationIssue | undefined {
+  if (isFlatWithin(args, limits)) return undefined;
   const { maxDepth, maxKeys, maxArrayLength, maxStringLength } = limits;
   // Parallel stacks: the value, its depth, and how to name it (parent index and key) if it breaks a limit.
   const values: unknown[] = [args];
@@ -107,6 +108,23 @@ export function checkArgumentLimits(args: unknown, limits: ResolvedArgumentLimit
     parents.push(parent);
     names.push(name);
   }
+}
+
+/**
+ * The common case, an object of scalars within every limit, told without the walk's stacks. Any
+ * other arguments, within the limits or not, take the walk, which names the limit passed and where.
+ */
+function isFlatWithin(args: unknown, limits: ResolvedArgumentLimits): boolean {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return false;
+  const own = Object.keys(args);
+  if (own.length > limits.maxKeys) return false;
+  for (let i = 0; i < own.length; i++) {
+    const value = (args as Record<string, unknown>)[own[i]!];
+    if (typeof value === 'string') {
+      if (value.length > limits.maxStringLength) return false;
+    } else if (typeof value === 'object' && value !== null) return false;
+  }
+  return true;
 }
 
 function issueAt(index: number, parentOf: number[], nameOf: (string | number)[], message: string): ValidationIssue {

@@ -20,9 +20,9 @@ const OUTPUT_OPTIONS: ValidatorOptions = { whitelist: true, forbidUnknownValues:
  * Properties the class does not declare are refused (or, with `unknownProperties: 'drop'`, removed)
  * before class-transformer sees them: it walks every key it is given.
  */
-export async function validateInput<T extends object>(cls: new () => T, plain: unknown, unknownProperties: 'refuse' | 'drop' = 'refuse'): Promise<ValidationResult<T>> {
+export function validateInput<T extends object>(cls: new () => T, plain: unknown, unknownProperties: 'refuse' | 'drop' = 'refuse'): ValidationResult<T> | Promise<ValidationResult<T>> {
   let value: unknown = plain === undefined ? {} : plain;
-  let unknown: ValidationIssue[] = [];
+  let unknown: readonly ValidationIssue[] = NO_ISSUES;
   const revived: Revived = { issues: [] };
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const schema = classToJsonSchema(cls);
@@ -32,8 +32,16 @@ export async function validateInput<T extends object>(cls: new () => T, plain: u
     if (unknownProperties === 'refuse') unknown = screened.issues;
     value = revive(cls, value, '', revived);
   }
-  const result = await run(cls, value, INPUT_OPTIONS, 'arguments', revived);
+  // Arguments the fast check accepts are answered at once; class-validator's verdict comes as a promise.
+  const result = run(cls, value, INPUT_OPTIONS, 'arguments', revived);
   if (revived.issues.length === 0 && unknown.length === 0) return result;
+  return result instanceof Promise ? result.then((r) => withOwnIssues(r, revived, unknown)) : withOwnIssues(result, revived, unknown);
+}
+
+const NO_ISSUES: readonly ValidationIssue[] = Object.freeze([]);
+
+/** class-validator's issues joined with those reviving and screening found. */
+function withOwnIssues<T>(result: ValidationResult<T>, revived: Revived, unknown: readonly ValidationIssue[]): ValidationResult<T> {
   const own = [...revived.issues, ...unknown];
   return fail(result.ok ? own : [...result.issues, ...own]);
 }
@@ -169,11 +177,11 @@ function screenUnknown(schema: JsonSchema, value: unknown, root: JsonSchema, pat
  * Validates a tool result (plain object or instance) against an output class. Works on a copy:
  * the returned value is a fresh instance without properties the class does not declare.
  */
-export function validateOutput<T extends object>(cls: new () => T, value: unknown): Promise<ValidationResult<T>> {
+export function validateOutput<T extends object>(cls: new () => T, value: unknown): ValidationResult<T> | Promise<ValidationResult<T>> {
   return run(cls, value, OUTPUT_OPTIONS, 'result');
 }
 
-async function run<T extends object>(cls: new () => T, plain: unknown, options: ValidatorOptions, what: string, revived?: Revived): Promise<ValidationResult<T>> {
+function run<T extends object>(cls: new () => T, plain: unknown, options: ValidatorOptions, what: string, revived?: Revived): ValidationResult<T> | Promise<ValidationResult<T>> {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return fail([{ path: '', message: `${what} must be an object, got ${describe(plain)}` }]);
   }
@@ -189,6 +197,11 @@ async function run<T extends object>(cls: new () => T, plain: unknown, options: 
     const accepted = acceptFast(cls, plain as Record<string, unknown>, classToJsonSchema(cls));
     if (accepted) return { ok: true, value: accepted };
   }
+  return runClassValidator(cls, plain, options, revived);
+}
+
+/** The full check: class-transformer makes the instance, class-validator judges it (asynchronously). */
+async function runClassValidator<T extends object>(cls: new () => T, plain: object, options: ValidatorOptions, revived?: Revived): Promise<ValidationResult<T>> {
   const instance = classTransformer().plainToInstance(cls, plain);
   const found = flatten(await validate(instance, options));
   // class-validator accepts an absent property unless one of its rules rejects undefined

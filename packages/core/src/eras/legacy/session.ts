@@ -29,9 +29,7 @@ import { RequestsById } from '../../pipeline/in-flight';
 import { PendingAnswers } from './pending-answers';
 import { SessionExtras, type SessionSync } from './session-extras';
 import { SessionEnv } from './session-env';
-import { answerInputRounds } from '../../context/input-rounds';
-import { InputRequired } from '../../protocol/input-required';
-import { MRTR_METHODS } from '../modern/methods';
+import { invokeAnsweringInput } from './invoke-answering-input';
 import { streamWriter } from '../../cluster/cluster';
 import type { RequestOrigin } from '../../telemetry/origin';
 import type { RequestTrace } from '../../telemetry/telemetry';
@@ -261,14 +259,8 @@ export class Session extends SessionFlags implements RequestHost, EraFront, InFl
     return ctx;
   }
 
-  async invoke(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
-    try {
-      return await handler(params, ctx);
-    } catch (err) {
-      // Only a handler that asks the client (the lower-level form) pays for the rounds.
-      if (!(err instanceof InputRequired) || !MRTR_METHODS.has(ctx.method)) throw err;
-      return answerInputRounds(handler, params, ctx, err);
-    }
+  invoke(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return invokeAnsweringInput(handler, params, ctx);
   }
 
   answer(request: JsonRpcRequest, ctx: RequestContext, outcome: Outcome): JsonRpcResponse | null {

@@ -123,8 +123,8 @@ export class ModernFront implements EraFront {
     return ctx;
   }
 
-  invoke(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
-    return Promise.resolve(handler(params, ctx));
+  invoke(handler: MethodHandler, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return handler(params, ctx);
   }
 
   answer(request: JsonRpcRequest, ctx: RequestContext, outcome: Outcome, logger: Logger): JsonRpcResponse | null {
