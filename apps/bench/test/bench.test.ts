@@ -122,6 +122,42 @@ describe('npm run bench', () => {
   }, 30_000);
 });
 
+describe('npm run bench:paired', () => {
+  const PAIRED = path.join(BENCH, 'dist/paired.js');
+  const REPO = path.resolve(BENCH, '../..');
+
+  it('runs this build and a baseline at once, in both orders, every answer checked, and reports each round of each', async () => {
+    // The baseline is this checkout itself: the point here is the harness, not a difference.
+    const args = [PAIRED, '--baseline', REPO, '--rounds', '2', '--seconds', '0.3', '--warmup', '0.2', '--repeat', '1', '--connections', '2', '--no-pin', '--json'];
+    const { code, stdout, stderr } = await exitOf(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ era: '2025-11-25', rounds: 4 });
+    expect(result.orders.map((o: { first: string }) => o.first)).toEqual(['baseline', 'this build']);
+    for (const order of result.orders) {
+      expect(order.thisBuild).toHaveLength(2);
+      expect(order.baseline).toHaveLength(2);
+      for (const us of [...order.thisBuild, ...order.baseline]) expect(us).toBeGreaterThan(0);
+    }
+    expect(result.medianDifferenceUs).toBeCloseTo(
+      result.orders
+        .flatMap((o: { thisBuild: number[]; baseline: number[] }) => o.thisBuild.map((t, i) => t - o.baseline[i]!))
+        .sort((a: number, b: number) => a - b)
+        .slice(1, 3)
+        .reduce((a: number, b: number) => a + b) / 2,
+      6,
+    );
+    expect(result.pThisBuildCostsMore).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('refuses to run without a baseline, with exit code 2 and the usage', async () => {
+    const { code, stderr } = await exitOf(spawn(process.execPath, [PAIRED, '--rounds', '2'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--baseline is required');
+    expect(stderr).toContain('npm run bench:paired');
+  });
+});
+
 describe('the pipeline cost goals', () => {
   const { differences, pipelineGoals } = require('../src/pipeline-cost') as typeof import('../src/pipeline-cost');
   const round = (none: number, mw: number, base: number) => ({ 'none-2025': none, 'mw-2025': mw, 'base-2025': base, 'none-2026': none, 'mw-2026': mw, 'base-2026': base });
