@@ -38,6 +38,7 @@ const CORE_RANK: Record<string, number> = {
   'clock.ts': 0,
   'compact.ts': 0,
   'env-flag.ts': 0,
+  'promised.ts': 0,
   // The compile cache, turned on before anything else of core's loads (index.ts imports it first).
   startup: 0,
   // The wire: JSON-RPC, MCP types and codes; errors.ts is the error base over the wire codes ('@mcpx/core/errors').

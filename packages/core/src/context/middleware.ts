@@ -4,6 +4,7 @@ import type { ClientCapabilities, Implementation } from '../protocol/types';
 import type { RequestContext } from './request-context';
 import type { McpLogger } from './mcp-logger';
 import type { Era } from './request-env';
+import { promised } from '../promised';
 
 /** Runs the rest of the chain (the next middleware, at the end the handler) and resolves with what it returned. */
 export type Next = () => Promise<unknown>;
@@ -126,11 +127,7 @@ export function runChain(chain: readonly Middleware[], ctx: MiddlewareContext, l
     if (i <= reached) return Promise.reject(new Error('a middleware called next() more than once'));
     reached = i;
     if (i === chain.length) return last();
-    try {
-      return Promise.resolve(chain[i]!(ctx, () => step(i + 1)));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return promised(() => chain[i]!(ctx, () => step(i + 1)));
   };
   return step(0);
 }

@@ -27,15 +27,6 @@ export function invokeTool(entry: ToolEntry, args: Record<string, unknown>, ctx:
   return checked instanceof Promise ? checked.then((verdict) => callChecked(entry, verdict, ctx)) : callChecked(entry, checked, ctx);
 }
 
-/** invokeTool, always as a promise (a throw becomes its rejection): for the callers that race or chain it. */
-export function invokeToolLater(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
-  try {
-    return Promise.resolve(invokeTool(entry, args, ctx));
-  } catch (err) {
-    return Promise.reject(err);
-  }
-}
-
 function callChecked(entry: ToolEntry, checked: ValidationVerdict, ctx: RequestContext): CallToolResult | Promise<CallToolResult> {
   if (!checked.ok) return { content: [text(formatIssues(checked.issues))], isError: true };
   let value: unknown;

@@ -18,6 +18,7 @@ import { checkScopes, inFlightRefusal, scopeRefusal, type Refusal } from './admi
 import type { EraFront, Inbound, Outcome } from './era-front';
 import { RequestMiddlewareContext, runChain, type Middleware } from '../context/middleware';
 import { rateLimitSubject } from './rate-limit-subject';
+import { promised } from '../promised';
 import type { RateLimiter, RateLimitReport } from './rate-limits';
 
 /** What the pipeline needs of the server it serves: narrow, so that it never reaches for the engine. */
@@ -299,13 +300,4 @@ function failed(err: unknown, trace: RequestTrace | undefined): Outcome {
 function answered(front: EraFront, request: JsonRpcRequest, ctx: RequestContext, outcome: Outcome, logger: Logger): JsonRpcResponse | null {
   ctx.done = true;
   return front.answer(request, ctx, outcome, logger);
-}
-
-/** A promise of what `run` gives, whether it gives a value, a promise, or throws. */
-function promised<T>(run: () => T | Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(run());
-  } catch (err) {
-    return Promise.reject(err);
-  }
 }

@@ -19,7 +19,8 @@ import { ClientCapabilityError } from '../context/client-requests';
 import { RequestContext } from '../context/request-context';
 import { InputNeeded, InputRequired, type InputRequest } from '../protocol/input-required';
 import { MAX_INPUT_ROUNDS, checkInputCapability } from '../context/input-rounds';
-import { invokeToolLater } from '../pipeline/invoke-tool';
+import { invokeTool } from '../pipeline/invoke-tool';
+import { promised } from '../promised';
 import { typeOf } from '../context/params';
 import { LazyAbort } from '../context/lazy-abort';
 import type { ChildSpan } from '../telemetry/telemetry';
@@ -73,7 +74,7 @@ export class ModernTasks {
     const onRequestAbort = () => controller.abort(requestSignal.reason);
     requestSignal.addEventListener('abort', onRequestAbort, { once: true });
     if (requestSignal.aborted) onRequestAbort();
-    const first = invokeToolLater(entry, args, work);
+    const first = promised(() => invokeTool(entry, args, work));
     const settled = await Promise.race([first.then(isSettled, isSettled), nextTurn().then(() => false)]);
     requestSignal.removeEventListener('abort', onRequestAbort);
     if (settled || ctx.aborted) {
@@ -165,7 +166,7 @@ export class ModernTasks {
         const responses: Record<string, unknown> = {};
         requests.forEach(([key], i) => (responses[key] = answers[i]));
         ctx.input = { responses, state: err instanceof InputRequired ? err.input.state : undefined };
-        attempt = invokeToolLater(entry, args, ctx);
+        attempt = promised(() => invokeTool(entry, args, ctx));
       }
     }
   }
