@@ -1,4 +1,6 @@
 import { enableCompileCache } from './compile-cache';
+import { deferModules } from './deferred-modules';
 
-// Imported for this effect alone, ahead of everything else in '@mcpx/core'.
+// Imported for these effects alone, ahead of everything else in '@mcpx/core'.
 enableCompileCache();
+deferModules();

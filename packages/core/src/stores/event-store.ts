@@ -1,4 +1,7 @@
 import type { JsonRpcMessage } from '../protocol/jsonrpc';
+import { DeliveredStreams, STREAM_COST } from './delivered-streams';
+
+export { STREAM_COST } from './delivered-streams';
 
 /**
  * One stored SSE event: its id (which names its stream) and what it carried, as the message or as
@@ -64,25 +67,10 @@ interface StreamLog {
   bytes: number;
 }
 
-/** A stream delivered in full, kept only in case its socket died unnoticed (see retainDelivered). */
-interface RetainedLog {
-  sessionId: string;
-  streamId: string;
-  firstSeq: number;
-  events: string[];
-  bytes: number;
-  until: number;
-  /** Let go before its turn (dropped): skipped, its bytes given back already. */
-  gone: boolean;
-}
-
 interface SessionLog {
   streams: Map<string, StreamLog>;
   bytes: number;
 }
-
-/** What a stored stream costs beyond its characters (its maps' entries and record), counted so many small streams are bounded too. */
-export const STREAM_COST = 256;
 
 /** The bounds of an InMemoryEventStore; each has a default. */
 export interface EventStoreLimits {
@@ -122,16 +110,10 @@ export class InMemoryEventStore implements EventStore {
   private numbersStreams = false;
   /** Every stored stream, oldest first (a Set keeps insertion order), for the byte budget. */
   private readonly age = new Set<StreamLog>();
-  /**
-   * The streams delivered in full, oldest first (their `until` in order too), from `retainedHead` on:
-   * a queue, since they only ever go from the front; found by a scan on the rare resume.
-   */
-  private retained: RetainedLog[] = [];
-  private retainedHead = 0;
-  /** How many delivered streams each session has in the queue: what dropSession looks for, from the newest back. */
-  private readonly retainedCount = new Map<string, number>();
-  private storedBytes = 0;
-  private deliveredBytes = 0;
+  /** The streams delivered in full, oldest first (their `until` in order too), outside the JS heap. */
+  private readonly delivered: DeliveredStreams;
+  /** Bytes of the streams stored event by event (the delivered ones count in `delivered.bytes`). */
+  private streamBytes = 0;
   private readonly maxEventsPerStream: number;
   private readonly maxStreamsPerSession: number;
   private readonly maxBytes: number;
@@ -146,6 +128,7 @@ export class InMemoryEventStore implements EventStore {
     this.maxBytes = l.maxBytes ?? 64 * 1024 * 1024;
     this.maxSessionBytes = Math.min(l.maxSessionBytes ?? 8 * 1024 * 1024, this.maxBytes);
     this.maxDeliveredBytes = Math.min(l.maxDeliveredBytes ?? 4 * 1024 * 1024, this.maxBytes);
+    this.delivered = new DeliveredStreams(this.maxDeliveredBytes);
   }
 
   append(sessionId: string, streamId: string, message: JsonRpcMessage, data?: string, seq?: number): string {
@@ -162,7 +145,7 @@ export class InMemoryEventStore implements EventStore {
       this.evicted.get(sessionId)?.delete(streamId);
       this.age.add(log);
       session.bytes += STREAM_COST;
-      this.storedBytes += STREAM_COST;
+      this.streamBytes += STREAM_COST;
     }
     const text = data ?? JSON.stringify(message);
     log.events.push(text);
@@ -173,31 +156,25 @@ export class InMemoryEventStore implements EventStore {
     }
     const id = eventId(streamId, log.firstSeq + log.events.length - 1);
     if (session.bytes > this.maxSessionBytes) this.shed(session.streams.values(), log, () => session.bytes <= this.maxSessionBytes);
-    if (this.storedBytes > this.maxBytes) {
+    if (this.bytes > this.maxBytes) {
       // Delivered streams first: they are kept only in case, the others may be a client's only copy.
-      this.shedRetained(this.deliveredBytes - (this.storedBytes - this.maxBytes));
-      this.shed(this.age.values(), log, () => this.storedBytes <= this.maxBytes);
+      this.delivered.shed(this.maxBytes - this.streamBytes);
+      this.shed(this.age.values(), log, () => this.bytes <= this.maxBytes);
     }
     return id;
   }
 
   retainDelivered(sessionId: string, streamId: string, firstSeq: number, events: string[], until: number): void {
-    let bytes = STREAM_COST;
-    for (const text of events) bytes += text.length;
-    this.retained.push({ sessionId, streamId, firstSeq, events, bytes, until, gone: false });
-    this.retainedCount.set(sessionId, (this.retainedCount.get(sessionId) ?? 0) + 1);
-    this.deliveredBytes += bytes;
-    this.storedBytes += bytes;
-    if (this.deliveredBytes > this.maxDeliveredBytes) this.shedRetained(this.maxDeliveredBytes);
-    if (this.storedBytes > this.maxBytes) this.shedRetained(this.deliveredBytes - (this.storedBytes - this.maxBytes));
+    this.delivered.add(sessionId, streamId, firstSeq, events, until);
+    this.delivered.shed(Math.min(this.maxDeliveredBytes, this.maxBytes - this.streamBytes));
   }
 
   expireDelivered(now: number): void {
-    while (this.retainedHead < this.retained.length && this.retained[this.retainedHead]!.until <= now) this.letGoOldest();
+    this.delivered.expire(now);
   }
 
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): StoredEvent[] | undefined {
-    const log = this.sessions.get(sessionId)?.streams.get(streamId) ?? this.findRetained(sessionId, streamId);
+    const log = this.sessions.get(sessionId)?.streams.get(streamId) ?? this.delivered.find(sessionId, streamId);
     if (!log) return undefined;
     const out: StoredEvent[] = [];
     const start = Math.max(afterSeq + 1, log.firstSeq);
@@ -210,29 +187,19 @@ export class InMemoryEventStore implements EventStore {
   dropStream(sessionId: string, streamId: string): void {
     const session = this.sessions.get(sessionId);
     const log = session?.streams.get(streamId);
-    if (!log) return void this.forgetRetained(this.findRetained(sessionId, streamId));
+    if (!log) return this.delivered.drop(sessionId, streamId);
     this.forget(log);
     if (session!.streams.size === 0 && !this.evicted.has(sessionId)) this.sessions.delete(sessionId);
   }
 
   /** How many streams a session has stored (for tests and metrics). */
   streamCount(sessionId: string): number {
-    let retained = 0;
-    for (let i = this.retainedHead; i < this.retained.length; i++) if (this.retained[i]!.sessionId === sessionId && !this.retained[i]!.gone) retained++;
-    return (this.sessions.get(sessionId)?.streams.size ?? 0) + retained;
+    return (this.sessions.get(sessionId)?.streams.size ?? 0) + this.delivered.count(sessionId);
   }
 
   dropSession(sessionId: string): void {
     for (const log of this.sessions.get(sessionId)?.streams.values() ?? []) this.forget(log);
-    // A session's delivered streams are among the newest when it closes: found from the back, and only as many as it has.
-    let left = this.retainedCount.get(sessionId) ?? 0;
-    for (let i = this.retained.length - 1; left > 0 && i >= this.retainedHead; i--) {
-      const log = this.retained[i]!;
-      if (log.sessionId === sessionId && !log.gone) {
-        this.forgetRetained(log);
-        left--;
-      }
-    }
+    this.delivered.dropSession(sessionId);
     this.sessions.delete(sessionId);
     this.evicted.delete(sessionId);
   }
@@ -240,13 +207,13 @@ export class InMemoryEventStore implements EventStore {
   /** How many sessions have stored events (for tests and metrics). */
   get sessionCount(): number {
     let count = this.sessions.size;
-    for (const id of this.retainedCount.keys()) if (!this.sessions.has(id)) count++;
+    for (const id of this.delivered.sessionIds()) if (!this.sessions.has(id)) count++;
     return count;
   }
 
   /** Bytes held (characters plus STREAM_COST per stream), against `maxBytes` (for tests and metrics). */
   get bytes(): number {
-    return this.storedBytes;
+    return this.streamBytes + this.delivered.bytes;
   }
 
   /** Bytes of one session's streams, against `maxSessionBytes`. */
@@ -256,47 +223,13 @@ export class InMemoryEventStore implements EventStore {
 
   /** Bytes of the streams delivered in full still kept, against `maxDeliveredBytes`. */
   get bytesDelivered(): number {
-    return this.deliveredBytes;
+    return this.delivered.bytes;
   }
 
   private count(log: StreamLog, session: SessionLog, bytes: number): void {
     log.bytes += bytes;
     session.bytes += bytes;
-    this.storedBytes += bytes;
-  }
-
-  /** Lets the oldest delivered streams go until they hold at most `budget` bytes. */
-  private shedRetained(budget: number): void {
-    while (this.deliveredBytes > budget && this.retainedHead < this.retained.length) this.letGoOldest();
-  }
-
-  private letGoOldest(): void {
-    this.forgetRetained(this.retained[this.retainedHead]);
-    this.retained[this.retainedHead++] = undefined!;
-    // The queue is compacted once half of it is behind its head: amortised O(1) per stream.
-    if (this.retainedHead >= 1024 && this.retainedHead * 2 >= this.retained.length) {
-      this.retained = this.retained.slice(this.retainedHead);
-      this.retainedHead = 0;
-    }
-  }
-
-  private findRetained(sessionId: string, streamId: string): RetainedLog | undefined {
-    for (let i = this.retained.length - 1; i >= this.retainedHead; i--) {
-      const log = this.retained[i]!;
-      if (log.sessionId === sessionId && log.streamId === streamId && !log.gone) return log;
-    }
-    return undefined;
-  }
-
-  private forgetRetained(log: RetainedLog | undefined): void {
-    if (!log || log.gone) return;
-    log.gone = true;
-    const count = this.retainedCount.get(log.sessionId)! - 1;
-    if (count > 0) this.retainedCount.set(log.sessionId, count);
-    else this.retainedCount.delete(log.sessionId);
-    log.events = [];
-    this.deliveredBytes -= log.bytes;
-    this.storedBytes -= log.bytes;
+    this.streamBytes += bytes;
   }
 
   /** Evicts streams in the order given until `enough`, sparing the one written to. */
@@ -322,7 +255,7 @@ export class InMemoryEventStore implements EventStore {
     if (!session || session.streams.get(log.streamId) !== log) return;
     session.streams.delete(log.streamId);
     session.bytes -= log.bytes;
-    this.storedBytes -= log.bytes;
+    this.streamBytes -= log.bytes;
     this.age.delete(log);
   }
 }

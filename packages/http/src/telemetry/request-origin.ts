@@ -5,17 +5,28 @@ import type { JsonRpcNotification, McpEngine, RequestOrigin } from '@mcpx/core/t
  * Where an HTTP request came from, as its span records it: the HTTP version, the client (behind
  * proxies Fastify trusts, the original one: `request.ip`; its port only when it is the socket's
  * peer) and the headers, whose trace context is the parent of a message with none in `_meta`.
+ * Read when asked: most requests are never traced, and the client's address costs a lookup.
  */
+class HttpRequestOrigin implements RequestOrigin {
+  readonly transport = 'tcp';
+  constructor(private readonly request: FastifyRequest) {}
+  get httpVersion(): string {
+    return this.request.raw.httpVersion;
+  }
+  get clientAddress(): string {
+    return this.request.ip;
+  }
+  get clientPort(): number | undefined {
+    const socket = this.request.socket;
+    return this.request.ip === socket.remoteAddress ? socket.remotePort : undefined;
+  }
+  get headers(): FastifyRequest['headers'] {
+    return this.request.headers;
+  }
+}
+
 export function originOf(request: FastifyRequest): RequestOrigin {
-  const socket = request.socket;
-  const address = request.ip;
-  return {
-    transport: 'tcp',
-    httpVersion: request.raw.httpVersion,
-    clientAddress: address,
-    clientPort: address === socket.remoteAddress ? socket.remotePort : undefined,
-    headers: request.headers,
-  };
+  return new HttpRequestOrigin(request);
 }
 
 let lastPeer: RequestOrigin | undefined;
