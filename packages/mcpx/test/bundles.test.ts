@@ -44,6 +44,7 @@ describe('a server start', () => {
         'protocol/errors.js',
         'startup/code-cache.js',
         'startup/compile-cache.js',
+        'startup/deferred-modules.js',
         'startup/enable.js',
       ].sort(),
       http: ['bundle/all.js', 'bundle/index.js', 'bundle/load.js'],
