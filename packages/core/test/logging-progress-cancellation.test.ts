@@ -209,6 +209,46 @@ describe('logging', () => {
     expect(lines.find((l) => l.msg === 'nested')).toMatchObject({ logger: 'b', level: 40 });
   });
 
+  it("makes no child for a request whose lines the server's level drops, still sends them to the client, and makes one once the level lets a line through", async () => {
+    const { logger, lines } = memoryLogger('warn');
+    const client = await connect(new Worker(), { logger });
+    await client.setLogLevel('debug');
+    const child = jest.spyOn(logger, 'child');
+    class Quiet {
+      @Tool()
+      hush(_input: void, ctx: RequestContext) {
+        ctx.log.debug('below warn', { step: 1 });
+        ctx.log.child('db').info('also below');
+        return 'ok';
+      }
+    }
+    const quietClient = await connect(new Quiet(), { logger });
+    await quietClient.setLogLevel('debug');
+    child.mockClear();
+    await quietClient.callTool('hush');
+    expect(child).not.toHaveBeenCalled();
+    expect(lines.filter((l) => l.msg === 'below warn' || l.msg === 'also below')).toEqual([]);
+    // The client asked for debug: its notifications do not depend on the server's own level.
+    expect(messagesOf(quietClient)).toEqual([
+      { level: 'debug', data: { message: 'below warn', step: 1 } },
+      { level: 'info', logger: 'db', data: 'also below' },
+    ]);
+
+    // A line the level lets through makes the request's child, once, with its ids.
+    await client.callTool('chatty');
+    expect(child.mock.calls.map(([b]) => b)).toEqual([{ session: client.session.id.slice(0, 8), requestId: expect.any(Number) }]);
+    expect(lines.find((l) => l.msg === 'warning line')).toMatchObject({ level: 40, requestId: expect.any(Number) });
+    expect(lines.find((l) => l.msg === 'info line')).toBeUndefined();
+
+    // The level is read when a line is written: lowered at run time, the next request's debug line is kept.
+    logger.level = 'debug';
+    child.mockClear();
+    await quietClient.callTool('hush');
+    expect(child).toHaveBeenCalledTimes(1);
+    expect(lines.find((l) => l.msg === 'below warn')).toMatchObject({ level: 20, data: { step: 1 }, requestId: expect.any(Number) });
+    expect(lines.find((l) => l.msg === 'also below')).toMatchObject({ level: 30, logger: 'db' });
+  });
+
   it("keeps data fields named like the line's own apart from them: one `name` per JSON line", async () => {
     const chunks: string[] = [];
     const logger = pino({ name: 'greeter', level: 'info' }, { write: (chunk: string) => void chunks.push(chunk) });

@@ -3,6 +3,7 @@ import { ErrorCode, isMcpxError } from '@mcpx/core';
 import {
   decodeMessage,
   encodeMessage,
+  errorResponse,
   isSupportedProtocolVersion,
   parseEventId,
   unsupportedVersion,
@@ -33,8 +34,12 @@ export type { EndpointContext } from './exchange';
 const SESSION_HEADER = 'mcp-session-id';
 const NOWHERE: MessageChannel = { open: false, send() {} };
 
-/** POST: one JSON-RPC message. Notifications and responses → 202; requests → SSE stream or JSON. */
-export async function handlePost(ctx: EndpointContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+/**
+ * POST: one JSON-RPC message. Notifications and responses → 202; requests → SSE stream or JSON.
+ * Not async: a request answered at once returns nothing to Fastify (no promise for it to wait on);
+ * only what waits (a shared session store, a rate limit, a handler still running) is a promise.
+ */
+export function handlePost(ctx: EndpointContext, request: FastifyRequest, reply: FastifyReply): unknown {
   if (!acceptsBoth(request.headers.accept)) {
     return sendHttpError(reply, 406, 'Not Acceptable: Accept must list both application/json and text/event-stream');
   }
@@ -74,30 +79,45 @@ export async function handlePost(ctx: EndpointContext, request: FastifyRequest, 
     return initialize(ctx, parsed.message as JsonRpcRequest, request, reply, origin);
   }
   if (sessionId === undefined) return sendHttpError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', TRANSPORT_ERROR, id);
-  let http: HttpSession | undefined;
+  let found: HttpSession | undefined | Promise<HttpSession | undefined>;
   try {
-    const found = lookup(ctx, sessionId, request, origin);
-    http = found instanceof Promise ? await found : found;
+    found = lookup(ctx, sessionId, request, origin);
   } catch (err) {
     return unavailable(ctx, reply, err, id);
   }
-  if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one', TRANSPORT_ERROR, id);
+  if (!(found instanceof Promise)) return postInSession(ctx, parsed, request, reply, origin, found);
+  return found.then(
+    (http) => postInSession(ctx, parsed, request, reply, origin, http),
+    (err: unknown) => unavailable(ctx, reply, err, id),
+  );
+}
+
+/** A POST in the session it names (undefined: none it may use). */
+function postInSession(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply, origin: RequestOrigin, http: HttpSession | undefined): unknown {
+  if (!http) {
+    const id = parsed.kind === 'request' ? parsed.message.id : parsed.kind === 'invalid' ? parsed.error.id : undefined;
+    return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one', TRANSPORT_ERROR, id);
+  }
   http.touch();
 
   if (parsed.kind === 'invalid') return answerJson(reply, parsed.error, http.session);
   if (parsed.kind !== 'request') {
     request.mcpLogged = true; // the engine logs notifications and responses at debug
-    if (parsed.kind === 'notification') http.session.handleNotification(parsed.message, origin);
-    else await http.session.receive(parsed, http.outlet);
+    if (parsed.kind === 'response') return http.session.receive(parsed, http.outlet).then(() => reply.code(202).send());
+    http.session.handleNotification(parsed.message, origin);
     return reply.code(202).send();
   }
   const inbound: Inbound = { request: parsed.message, principal: request.principal, logger: requestLogger(request), origin };
   const admitted = ctx.engine.pipeline.admit(http.session, inbound);
-  const admission = admitted instanceof Promise ? await admitted : admitted;
-  if (answeredAdmission(ctx, admission, request, reply, parsed.message.id)) return reply;
-  return ctx.options.jsonResponse
-    ? answerJson(reply, await ctx.engine.pipeline.run(http.session, inbound, new JsonModeOutlet(http.outlet), admission), http.session)
-    : answerSse(ctx, http, inbound, admission, reply);
+  if (!(admitted instanceof Promise)) return answerAdmitted(ctx, http, inbound, admitted, request, reply);
+  return admitted.then((admission) => answerAdmitted(ctx, http, inbound, admission, request, reply));
+}
+
+function answerAdmitted(ctx: EndpointContext, http: HttpSession, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): unknown {
+  if (answeredAdmission(ctx, admission, request, reply, inbound.request.id)) return reply;
+  if (!ctx.options.jsonResponse) return answerSse(ctx, http, inbound, admission, reply);
+  const ran = ctx.engine.pipeline.run(http.session, inbound, new JsonModeOutlet(http.outlet), admission);
+  return ran instanceof Promise ? ran.then((response) => answerJson(reply, response, http.session)) : answerJson(reply, ran, http.session);
 }
 
 /** 400 with UnsupportedProtocolVersion (-32022), listing the versions served; no id, as the body's version did not matter. */
@@ -169,7 +189,7 @@ function answerJson(reply: FastifyReply, response: JsonRpcMessage | null, owner:
 }
 
 /** Streams a request: priming event, everything the request causes, then its response (at once when the pipeline answers at once). */
-function answerSse(ctx: EndpointContext, http: HttpSession, inbound: Inbound, admission: Admission, reply: FastifyReply): void | Promise<void> {
+function answerSse(ctx: EndpointContext, http: HttpSession, inbound: Inbound, admission: Admission, reply: FastifyReply): void {
   const stream = http.openRequestStream(inbound.request.id);
   stream.attach(openConnection(ctx, reply), ctx.options.retryMs);
   // Without an event store the client cannot resume: no polling close (ctx.closeStream answers false).
@@ -178,24 +198,34 @@ function answerSse(ctx: EndpointContext, http: HttpSession, inbound: Inbound, ad
   try {
     ran = ctx.engine.pipeline.run(http.session, inbound, channel, admission);
   } catch (err) {
-    endRequestStream(http, stream, reply, null);
-    throw err;
+    return failedStream(http, stream, reply, inbound.request, err);
   }
   if (!(ran instanceof Promise)) return sendAndEnd(http, stream, reply, ran);
-  return ran.then(
+  // Nothing is returned to Fastify, which gave the response up (hijacked): neither function throws.
+  void ran.then(
     (response) => sendAndEnd(http, stream, reply, response),
-    (err: unknown) => {
-      endRequestStream(http, stream, reply, null);
-      throw err;
-    },
+    (err: unknown) => failedStream(http, stream, reply, inbound.request, err),
   );
+}
+
+/**
+ * The pipeline failed (a bug: it answers a handler's failure itself): the request is answered with
+ * an internal error, and the failure logged here (the response is no longer Fastify's: hijacked).
+ */
+function failedStream(http: HttpSession, stream: SseStream, reply: FastifyReply, request: JsonRpcRequest, err: unknown): void {
+  reply.log.error({ err }, 'mcp endpoint failed');
+  sendAndEnd(http, stream, reply, errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}`));
 }
 
 function sendAndEnd(http: HttpSession, stream: SseStream, reply: FastifyReply, response: JsonRpcMessage | null): void {
   try {
-    if (response) stream.send(response);
-  } finally {
-    endRequestStream(http, stream, reply, response);
+    try {
+      if (response) stream.send(response);
+    } finally {
+      endRequestStream(http, stream, reply, response);
+    }
+  } catch (err) {
+    reply.log.error({ err }, 'mcp endpoint failed');
   }
 }
 

@@ -5,6 +5,7 @@ import {
   LazyAbort,
   eraOf,
   encodeMessage,
+  errorResponse,
   isModernProtocolVersion,
   isRefusal,
   readModernClaim,
@@ -27,7 +28,7 @@ import { rpcErrorBody, sendHttpError, TRANSPORT_ERROR } from './http-errors';
 import { checkModernHeaders, checkVersionHeader, PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { requestLogger } from './request-logger';
 import { originOf, traceAcceptedNotification } from './telemetry/request-origin';
-import type { ModernInFlight } from './modern-in-flight';
+import { InFlightRequest, type ModernInFlight } from './modern-in-flight';
 import type { SseConnection } from './sse';
 import { atTurnEnd, type TurnEndWaiter } from './turn-end';
 
@@ -52,8 +53,8 @@ interface Refusal {
   error: JsonRpcErrorObject;
 }
 
-/** Serves one POST of protocol 2026-07-28 or later. */
-export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+/** Serves one POST of protocol 2026-07-28 or later: a promise only when something waits (a rate limit, a handler still running, a JSON answer). */
+export function handleModernPost(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply): unknown {
   if (parsed.kind === 'invalid') {
     // A request refused for its params (not an object, over the message budget): its `_meta` cannot be trusted either.
     return answerRefusal(reply, { status: 400, error: parsed.error.error }, parsed.error.id);
@@ -78,7 +79,7 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
 
   // request.ip is computed on each read (proxy-addr): read once.
   const origin = originOf(request);
-  const caller = ownerOf(request.principal) ?? `address ${origin.clientAddress}`;
+  const caller = ownerOf(request.principal) ?? addressCaller(origin.clientAddress);
   // A listen stream stays open as long as its client likes: it is bounded apart (maxListenStreams), not as a request in flight.
   const inFlight =
     message.method === 'subscriptions/listen'
@@ -87,27 +88,45 @@ export async function handleModernPost(ctx: EndpointContext, parsed: ParsedMessa
   const front = ctx.engine.modern.front(checked.claim, { principal: request.principal, origin, inFlight });
   const inbound: Inbound = { request: message, principal: request.principal, logger: requestLogger(request), abort: new LazyAbort(), origin };
   const admitted = ctx.engine.pipeline.admit(front, inbound);
-  const admission = admitted instanceof Promise ? await admitted : admitted;
-  if (answeredAdmission(ctx, admission, request, reply, message.id)) return reply;
-  const stream = !ctx.options.jsonResponse || STREAM_ONLY.has(message.method);
+  if (!(admitted instanceof Promise)) return answerAdmitted(ctx, front, inbound, admitted, request, reply);
+  return admitted.then((admission) => answerAdmitted(ctx, front, inbound, admission, request, reply));
+}
+
+function answerAdmitted(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): unknown {
+  if (answeredAdmission(ctx, admission, request, reply, inbound.request.id)) return reply;
+  const stream = !ctx.options.jsonResponse || STREAM_ONLY.has(inbound.request.method);
   return stream ? answerSse(ctx, front, inbound, admission, request, reply) : answerJson(ctx, front, inbound, admission, request, reply);
 }
 
 /** A caller's share of the endpoint's modern requests in flight, as the pipeline's admission counts it. */
-class CallerInFlight implements InFlightScope {
+class CallerInFlight extends InFlightRequest implements InFlightScope {
   constructor(
     private readonly all: ModernInFlight,
-    private readonly caller: string,
+    caller: string,
     readonly bound?: InFlightScope['bound'],
-  ) {}
+  ) {
+    super(caller);
+  }
 
   enter(_id: RequestId, abort: LazyAbort, cap: number): 'ok' | 'full' {
-    return this.all.admit(this.caller, cap, abort) ? 'ok' : 'full';
+    return this.all.admit(this, cap, abort) ? 'ok' : 'full';
   }
 
-  leave(_id: RequestId, abort: LazyAbort): void {
-    this.all.release(this.caller, abort);
+  leave(): void {
+    this.all.release(this);
   }
+}
+
+let lastAddress: string | undefined;
+let lastAddressCaller = '';
+
+/** The caller an unauthenticated request counts for: one string per address seen last, not one per request (a map hashes it each time). */
+function addressCaller(address: string | undefined): string {
+  if (address !== lastAddress || lastAddressCaller === '') {
+    lastAddress = address;
+    lastAddressCaller = `address ${address}`;
+  }
+  return lastAddressCaller;
 }
 
 /**
@@ -191,7 +210,7 @@ class CancelOnClose implements TurnEndWaiter {
 }
 
 /** Answers with an SSE stream: the request's notifications as they come, then its response; no event ids (nothing resumes in 2026-07-28). At once when the pipeline answers at once. */
-function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound, admission: Admission, request: FastifyRequest, reply: FastifyReply): void {
   const watch = new CancelOnClose(request, reply.raw, inbound.abort!);
   // No polling close: a client could not resume the stream (a long subscriptions/listen stays open, with heartbeats).
   const connection = openConnection(ctx, reply, { polling: false });
@@ -201,19 +220,31 @@ function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound, admi
   try {
     ran = ctx.engine.pipeline.run(front, inbound, channel, admission);
   } catch (err) {
-    watch.stop();
-    connection.close();
-    throw err;
+    return failedSse(reply, watch, connection, channel, onError, inbound.request, err);
   }
   if (!(ran instanceof Promise)) return endSse(reply, watch, connection, channel, onError, ran);
-  return ran.then(
+  // Nothing is returned to Fastify, which gave the response up (hijacked): neither function throws.
+  void ran.then(
     (response) => endSse(reply, watch, connection, channel, onError, response),
-    (err: unknown) => {
-      watch.stop();
-      connection.close();
-      throw err;
-    },
+    (err: unknown) => failedSse(reply, watch, connection, channel, onError, inbound.request, err),
   );
+}
+
+/**
+ * The pipeline failed (a bug: it answers a handler's failure itself): the request is answered with
+ * an internal error, and the failure logged here (the response is no longer Fastify's: hijacked).
+ */
+function failedSse(
+  reply: FastifyReply,
+  watch: CancelOnClose,
+  connection: SseConnection,
+  channel: ConnectionChannel,
+  onError: (err: unknown) => void,
+  request: JsonRpcRequest,
+  err: unknown,
+): void {
+  reply.log.error({ err }, 'mcp endpoint failed');
+  endSse(reply, watch, connection, channel, onError, errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}`));
 }
 
 function endSse(reply: FastifyReply, watch: CancelOnClose, connection: SseConnection, channel: ConnectionChannel, onError: (err: unknown) => void, response: JsonRpcResponse | null): void {
@@ -229,6 +260,8 @@ function endSse(reply: FastifyReply, watch: CancelOnClose, connection: SseConnec
       return;
     }
     channel.send(response);
+  } catch (err) {
+    reply.log.error({ err }, 'mcp endpoint failed');
   } finally {
     connection.close();
   }

@@ -24,6 +24,9 @@ const SSE_HEADER_LIST = Object.entries(SSE_HEADERS).flat();
  */
 export class SseConnection implements TurnEndWaiter {
   private maxAge?: NodeJS.Timeout;
+  /** How long the connection may stay open (0: as long as it lives); its timer starts once it outlives its first turn. */
+  private readonly maxConnectionMs: number;
+  private readonly retryMs: number;
   /** Small writes are joined here; a large message joins `chunks` as it is, so it is never copied in JS. */
   private pending = '';
   private chunks: string[] = [];
@@ -43,13 +46,11 @@ export class SseConnection implements TurnEndWaiter {
   ) {
     this.onClose = options.onClose;
     this.heartbeats = options.heartbeats;
-    // Heartbeats and the close listener wait for the end of this turn (turnEnded): a request
-    // answered at once, the common case, is closed by then and needs neither.
+    this.maxConnectionMs = options.maxConnectionMs;
+    this.retryMs = options.retryMs;
+    // Heartbeats, the close listener and the max-age timer wait for the end of this turn
+    // (turnEnded): a request answered at once, the common case, is closed by then and needs none.
     this.schedule();
-    if (options.maxConnectionMs > 0) {
-      this.maxAge = setTimeout(() => this.close(options.retryMs), options.maxConnectionMs);
-      this.maxAge.unref();
-    }
   }
 
   /** Closed by us, or the client went away (Node marks the response destroyed as its socket closes). */
@@ -121,6 +122,10 @@ export class SseConnection implements TurnEndWaiter {
     if (this.finished) return;
     if (!this.started) {
       if (this.res.destroyed) return this.finish();
+      if (this.maxConnectionMs > 0) {
+        this.maxAge = setTimeout(() => this.close(this.retryMs), this.maxConnectionMs);
+        this.maxAge.unref();
+      }
       this.heartbeats?.add(this);
       this.res.once('close', () => {
         this.heartbeats?.delete(this);

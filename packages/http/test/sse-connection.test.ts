@@ -106,6 +106,47 @@ describe('SseConnection', () => {
     heartbeats.stop();
   });
 
+  it('arms its max-age timer only if it outlives its first turn, and then closes at that age with a retry hint', async () => {
+    const timersOf = (c: SseConnection) => (c as unknown as { maxAge?: NodeJS.Timeout }).maxAge;
+    const seen: { answeredAtOnce?: NodeJS.Timeout; livingArmed?: boolean } = {};
+    let living: SseConnection | undefined;
+    let livingOpenedAt = 0;
+    await withServer(
+      (req, res) => {
+        const connection = new SseConnection(res, { maxConnectionMs: 150, retryMs: 700, onClose: () => undefined });
+        connection.prime('1_0', 700);
+        if (req.url === '/') {
+          connection.close();
+          void nextTurn().then(() => (seen.answeredAtOnce = timersOf(connection)));
+          return;
+        }
+        living = connection;
+        livingOpenedAt = Date.now();
+        void nextTurn().then(() => (seen.livingArmed = timersOf(connection) !== undefined));
+      },
+      async (port) => {
+        expect((await get(port)).status).toBe(200);
+        await waitUntil(() => 'answeredAtOnce' in seen);
+        expect(seen.answeredAtOnce).toBeUndefined();
+        const answer = await new Promise<{ body: string; at: number }>((resolve, reject) => {
+          httpRequest({ port, host: '127.0.0.1', path: '/live' }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => resolve({ body, at: Date.now() }));
+          })
+            .on('error', reject)
+            .end();
+        });
+        expect(seen.livingArmed).toBe(true);
+        expect(living!.closed).toBe(true);
+        // Closed by its age (150 ms), not before; the client is told when to come back.
+        expect(answer.at - livingOpenedAt).toBeGreaterThanOrEqual(140);
+        expect(answer.body).toBe('id: 1_0\nretry: 700\ndata: \n\nretry: 700\n\n');
+      },
+    );
+  });
+
   it('made for a response whose client already left: writes nothing, watches nothing, closes once', async () => {
     let closes = 0;
     let seen: { closedAtOnce: boolean; wrote: boolean; listeners: number } | undefined;

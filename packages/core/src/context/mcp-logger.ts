@@ -15,12 +15,33 @@ export interface LogTarget {
 }
 
 /**
+ * A pino logger made on the first line its level lets through. A request's logger is a pino child
+ * with its ids bound, which costs microseconds to make; most requests write no line at the level a
+ * server runs at, so most never make it.
+ */
+export class LoggerOnDemand {
+  private made?: Logger;
+
+  constructor(
+    /** A logger at the level the one made will have: asked before anything is made. */
+    private readonly levels: Logger,
+    private readonly make: () => Logger,
+  ) {}
+
+  /** The logger for a line at `level`; undefined when that level is off (nothing is made). */
+  at(level: LoggingLevel): Logger | undefined {
+    if (this.made) return this.made;
+    return this.levels.isLevelEnabled(PINO_METHOD[level]) ? (this.made = this.make()) : undefined;
+  }
+}
+
+/**
  * One logger for handlers: every line goes to pino (the operator's log) and, when the session's
  * level lets it through, to the client as notifications/message on the channel given.
  */
 export class McpLogger {
   constructor(
-    private readonly pino: Logger,
+    private readonly pino: Logger | LoggerOnDemand,
     private readonly target: LogTarget,
     private readonly channel: MessageChannel,
     private readonly name?: string,
@@ -38,7 +59,8 @@ export class McpLogger {
   }
 
   log(level: LoggingLevel, message: string, data?: Record<string, unknown>): void {
-    writeToPino(this.pino, level, message, data, this.name);
+    const pino = this.pino instanceof LoggerOnDemand ? this.pino.at(level) : this.pino;
+    if (pino) writeToPino(pino, level, message, data, this.name);
     this.forward(level, message, data);
   }
 

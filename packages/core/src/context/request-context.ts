@@ -6,7 +6,7 @@ import type { JsonSchema } from '../schema/json-schema';
 import { elicit, elicitUrl, listRoots, sample, type ClientRequestOptions } from './client-requests';
 import type { MessageChannel } from './channel';
 import type { LazyAbort } from './lazy-abort';
-import { McpLogger } from './mcp-logger';
+import { LoggerOnDemand, McpLogger } from './mcp-logger';
 import { extendLogger } from './logger-lineage';
 import type { RequestEnv } from './request-env';
 import type { RequestHost, ServerServices, SessionView } from './services';
@@ -152,13 +152,8 @@ export class RequestContext {
       bindings.span_id = spanContext.spanId;
     }
     const host = this.host;
-    return (this.logger = new McpLogger(
-      host.loggerWith ? host.loggerWith(bindings) : extendLogger(host.logger, bindings),
-      this.env,
-      this.channel,
-      undefined,
-      this.task ? relatedTask(this.task.id) : undefined,
-    ));
+    const pino = new LoggerOnDemand(host.loggerLevels ?? host.logger, () => (host.loggerWith ? host.loggerWith(bindings) : extendLogger(host.logger, bindings)));
+    return (this.logger = new McpLogger(pino, this.env, this.channel, undefined, this.task ? relatedTask(this.task.id) : undefined));
   }
 
   /**

@@ -93,6 +93,8 @@ export interface RequestHost {
   readonly logger: Logger;
   /** `logger` with these bindings besides its own, made as one child (absent: `logger.child(bindings)`). */
   loggerWith?(bindings: Record<string, unknown>): Logger;
+  /** A logger at the level of those `loggerWith` makes, asked before one is made (absent: `logger`). */
+  readonly loggerLevels?: Logger;
   /** The legacy session the request came on; absent in the modern era, which has none. */
   readonly session?: SessionView;
   /**

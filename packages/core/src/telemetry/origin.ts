@@ -1,7 +1,7 @@
 /**
  * Where a message came from, as telemetry records it: the network of the transport and, over HTTP,
- * the request's headers (their trace context). Transports build one per request; it costs a few
- * property reads, and telemetry reads it only when it is on.
+ * the request's headers (their trace context). Transports give one per request. Over HTTP its fields
+ * are getters that read the request when asked, so a request nobody traces pays for none of them.
  */
 export interface RequestOrigin {
   /** `network.transport`: `tcp` for HTTP, `pipe` for stdio. */

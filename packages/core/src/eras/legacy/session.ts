@@ -138,6 +138,10 @@ export class Session extends SessionFlags implements RequestHost, EraFront, InFl
     const id = this.logId;
     return this.engine.logger.child(id === undefined ? bindings : { session: id, ...bindings });
   }
+  /** The level of what `loggerWith` makes: the engine's logger's. */
+  get loggerLevels(): Logger {
+    return this.engine.logger;
+  }
   /** The resources this session subscribed to (resources/subscribe). */
   get subscriptions(): Set<string> {
     return (this.extras.subscribed ??= new Set());
