@@ -3,7 +3,6 @@ import { ErrorCode, isMcpxError } from '@mcpx/core';
 import {
   decodeMessage,
   encodeMessage,
-  errorResponse,
   isSupportedProtocolVersion,
   parseEventId,
   unsupportedVersion,
@@ -18,7 +17,7 @@ import {
 import { ownerOf } from './auth/guard';
 import { requestLogger } from './request-logger';
 import { acceptsBoth, acceptsType, isJsonContentType, sessionIdOf } from './guards';
-import { sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } from './http-errors';
+import { idOf, pipelineFailure, sendHttpError, sendMethodNotAllowed, rpcErrorBody, TRANSPORT_ERROR } from './http-errors';
 import type { HttpSession } from './http-session';
 import type { SseStream } from './sse-stream';
 import type { ResolvedHttpOptions } from './options';
@@ -57,7 +56,7 @@ export function handlePost(ctx: EndpointContext, request: FastifyRequest, reply:
   // Protocol 2026-07-28 and later: no session; the request's headers and `_meta` say everything.
   if (isModernPost(parsed, request)) return handleModernPost(ctx, parsed, request, reply);
   // Refusals from here on concern a message whose id (if any) is known: they echo it.
-  const id = parsed.kind === 'request' ? parsed.message.id : parsed.kind === 'invalid' ? parsed.error.id : undefined;
+  const id = idOf(parsed);
   // A version no era serves (a POST in a session was refused before its body was read): answered
   // as 2026-07-28 servers answer it, so a client probing for the modern era learns what we speak.
   const version = request.headers[PROTOCOL_VERSION_HEADER];
@@ -94,10 +93,7 @@ export function handlePost(ctx: EndpointContext, request: FastifyRequest, reply:
 
 /** A POST in the session it names (undefined: none it may use). */
 function postInSession(ctx: EndpointContext, parsed: ParsedMessage, request: FastifyRequest, reply: FastifyReply, origin: RequestOrigin, http: HttpSession | undefined): unknown {
-  if (!http) {
-    const id = parsed.kind === 'request' ? parsed.message.id : parsed.kind === 'invalid' ? parsed.error.id : undefined;
-    return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one', TRANSPORT_ERROR, id);
-  }
+  if (!http) return sendHttpError(reply, 404, 'Session not found: it expired or was deleted; initialize a new one', TRANSPORT_ERROR, idOf(parsed));
   http.touch();
 
   if (parsed.kind === 'invalid') return answerJson(reply, parsed.error, http.session);
@@ -198,23 +194,14 @@ function answerSse(ctx: EndpointContext, http: HttpSession, inbound: Inbound, ad
   try {
     ran = ctx.engine.pipeline.run(http.session, inbound, channel, admission);
   } catch (err) {
-    return failedStream(http, stream, reply, inbound.request, err);
+    return sendAndEnd(http, stream, reply, pipelineFailure(reply, inbound.request, err));
   }
   if (!(ran instanceof Promise)) return sendAndEnd(http, stream, reply, ran);
   // Nothing is returned to Fastify, which gave the response up (hijacked): neither function throws.
   void ran.then(
     (response) => sendAndEnd(http, stream, reply, response),
-    (err: unknown) => failedStream(http, stream, reply, inbound.request, err),
+    (err: unknown) => sendAndEnd(http, stream, reply, pipelineFailure(reply, inbound.request, err)),
   );
-}
-
-/**
- * The pipeline failed (a bug: it answers a handler's failure itself): the request is answered with
- * an internal error, and the failure logged here (the response is no longer Fastify's: hijacked).
- */
-function failedStream(http: HttpSession, stream: SseStream, reply: FastifyReply, request: JsonRpcRequest, err: unknown): void {
-  reply.log.error({ err }, 'mcp endpoint failed');
-  sendAndEnd(http, stream, reply, errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}`));
 }
 
 function sendAndEnd(http: HttpSession, stream: SseStream, reply: FastifyReply, response: JsonRpcMessage | null): void {

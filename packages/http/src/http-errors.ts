@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { ErrorCode } from '@mcpx/core';
-import { type JsonRpcErrorObject, type RequestId } from '@mcpx/core/transport';
+import { errorResponse, type JsonRpcErrorObject, type JsonRpcRequest, type JsonRpcResponse, type ParsedMessage, type RequestId } from '@mcpx/core/transport';
 
 /** JSON-RPC code used for transport-level refusals (HTTP 4xx/5xx without a request id). */
 export const TRANSPORT_ERROR = ErrorCode.TransportError;
@@ -25,4 +25,19 @@ export function sendHttpError(reply: FastifyReply, status: number, message: stri
 /** 405, with the `Allow` header listing the methods the endpoint does accept (in its mode). */
 export function sendMethodNotAllowed(reply: FastifyReply, allow: readonly string[], message: string): FastifyReply {
   return sendHttpError(reply.header('allow', allow.join(', ')), 405, message);
+}
+
+/** The id of the request a POST carried, where one could be read (a request, or one refused while parsing). */
+export function idOf(parsed: ParsedMessage): RequestId | undefined {
+  return parsed.kind === 'request' ? parsed.message.id : parsed.kind === 'invalid' ? parsed.error.id : undefined;
+}
+
+/**
+ * The answer to a request whose pipeline failed after its SSE response was taken over (hijacked):
+ * a bug, since the pipeline answers a handler's failure itself. Logged here, as Fastify no longer
+ * sees the response; the client gets -32603 with the request's id and no detail.
+ */
+export function pipelineFailure(reply: FastifyReply, request: JsonRpcRequest, err: unknown): JsonRpcResponse {
+  reply.log.error({ err }, 'mcp endpoint failed');
+  return errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}`);
 }

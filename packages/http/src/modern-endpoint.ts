@@ -5,7 +5,6 @@ import {
   LazyAbort,
   eraOf,
   encodeMessage,
-  errorResponse,
   isModernProtocolVersion,
   isRefusal,
   readModernClaim,
@@ -24,7 +23,7 @@ import {
 import { ownerOf } from './auth/guard';
 import { answeredAdmission, openConnection, type EndpointContext } from './exchange';
 import { ConnectionChannel, JsonAnswerChannel } from './channels';
-import { rpcErrorBody, sendHttpError, TRANSPORT_ERROR } from './http-errors';
+import { pipelineFailure, rpcErrorBody, sendHttpError, TRANSPORT_ERROR } from './http-errors';
 import { checkModernHeaders, checkVersionHeader, PROTOCOL_VERSION_HEADER } from './modern-headers';
 import { requestLogger } from './request-logger';
 import { originOf, traceAcceptedNotification } from './telemetry/request-origin';
@@ -220,31 +219,14 @@ function answerSse(ctx: EndpointContext, front: EraFront, inbound: Inbound, admi
   try {
     ran = ctx.engine.pipeline.run(front, inbound, channel, admission);
   } catch (err) {
-    return failedSse(reply, watch, connection, channel, onError, inbound.request, err);
+    return endSse(reply, watch, connection, channel, onError, pipelineFailure(reply, inbound.request, err));
   }
   if (!(ran instanceof Promise)) return endSse(reply, watch, connection, channel, onError, ran);
   // Nothing is returned to Fastify, which gave the response up (hijacked): neither function throws.
   void ran.then(
     (response) => endSse(reply, watch, connection, channel, onError, response),
-    (err: unknown) => failedSse(reply, watch, connection, channel, onError, inbound.request, err),
+    (err: unknown) => endSse(reply, watch, connection, channel, onError, pipelineFailure(reply, inbound.request, err)),
   );
-}
-
-/**
- * The pipeline failed (a bug: it answers a handler's failure itself): the request is answered with
- * an internal error, and the failure logged here (the response is no longer Fastify's: hijacked).
- */
-function failedSse(
-  reply: FastifyReply,
-  watch: CancelOnClose,
-  connection: SseConnection,
-  channel: ConnectionChannel,
-  onError: (err: unknown) => void,
-  request: JsonRpcRequest,
-  err: unknown,
-): void {
-  reply.log.error({ err }, 'mcp endpoint failed');
-  endSse(reply, watch, connection, channel, onError, errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}`));
 }
 
 function endSse(reply: FastifyReply, watch: CancelOnClose, connection: SseConnection, channel: ConnectionChannel, onError: (err: unknown) => void, response: JsonRpcResponse | null): void {
